@@ -1,0 +1,3 @@
+fn main() {
+    println!("checkpoint-playground: headless runner (in progress)");
+}
