@@ -1,0 +1,133 @@
+//! The run report: the JSON contract of `checkpoint-playground run --json`
+//! (`shared/SCENARIO.md`). Field names are part of the contract; add fields, never rename.
+
+use serde::Serialize;
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Report {
+    pub name: String,
+    pub seed: u64,
+    pub virtual_time_ms: u64,
+    /// All tasks finished (bounded sources drained and committed).
+    pub finished: bool,
+    /// `RUNNING`, `FINISHED`, `RESTARTING` or `FAILED` (a restore was refused).
+    pub job_status: String,
+    /// FNV-1a hash of the engine's event log: equal runs have equal hashes on every host.
+    pub event_hash: String,
+    pub checkpoints: Vec<CheckpointReport>,
+    pub failures: Vec<FailureReport>,
+    pub sinks: Vec<SinkReport>,
+    pub operators: Vec<OperatorReport>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct CheckpointReport {
+    pub id: u64,
+    /// `completed`, `in_progress`, `failed`, `expired` or `aborted`.
+    pub status: String,
+    pub unaligned: bool,
+    /// Started aligned and switched to unaligned after the aligned-checkpoint timeout.
+    pub timed_out_to_unaligned: bool,
+    pub trigger_ms: f64,
+    pub latest_ack_ms: Option<f64>,
+    pub acknowledged: u32,
+    pub total_subtasks: u32,
+    pub end_to_end_ms: Option<f64>,
+    pub alignment_ms: f64,
+    pub start_delay_ms: f64,
+    pub sync_ms: f64,
+    pub async_ms: f64,
+    pub checkpointed_bytes: u64,
+    pub state_bytes: u64,
+    pub processed_inflight_bytes: u64,
+    pub persisted_inflight_bytes: u64,
+    pub channel_state_files: u32,
+    pub failure_reason: Option<String>,
+    pub subtasks: Vec<SubtaskCheckpointReport>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SubtaskCheckpointReport {
+    pub operator: String,
+    pub subtask: u32,
+    pub acknowledged: bool,
+    pub unaligned: bool,
+    /// When the first barrier (or the trigger, for sources) reached the subtask.
+    pub first_barrier_ms: Option<f64>,
+    pub ack_ms: Option<f64>,
+    pub end_to_end_ms: Option<f64>,
+    pub start_delay_ms: f64,
+    pub alignment_ms: f64,
+    pub sync_ms: f64,
+    pub async_ms: f64,
+    pub state_bytes: u64,
+    pub processed_inflight_bytes: u64,
+    pub persisted_inflight_bytes: u64,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct FailureReport {
+    pub at_ms: f64,
+    pub operator: String,
+    pub subtask: u32,
+    pub reason: String,
+    pub restored_checkpoint: Option<u64>,
+    /// Failure until every task is running again (its recovered in-flight data consumed).
+    pub recovery_ms: Option<f64>,
+    /// Source records read again (rewind distance) plus recovered in-flight records.
+    pub replayed_records: u64,
+    pub recovered_inflight_records: u64,
+    /// Records that can never be produced again (expired from retention, dropped channel state).
+    pub lost_records: u64,
+    pub restore_error: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SinkReport {
+    pub operator: String,
+    pub delivery: String,
+    /// Records visible in the external system (committed, or written for non-transactional sinks).
+    pub committed_records: u64,
+    /// Records visible more than once (repeats of one lineage).
+    pub duplicates: u64,
+    /// Expected records that are not visible and never will be.
+    pub lost: u64,
+    /// Records written into open transactions, not yet visible.
+    pub pending_records: u64,
+    pub exactly_once: bool,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct OperatorReport {
+    pub id: String,
+    pub kind: String,
+    pub parallelism: u32,
+    pub records_in: u64,
+    pub records_out: u64,
+    pub busy_ratio: f64,
+    pub backpressured_ratio: f64,
+    pub idle_ratio: f64,
+    /// Of the backpressured time, the share spent blocked mid-record on a buffer request.
+    pub hard_backpressured_ratio: f64,
+    pub state_bytes: u64,
+}
+
+/// One record visible in a sink, for `--sink-output` (one JSON object a line).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct SinkRecord {
+    pub sink: String,
+    pub sink_subtask: u32,
+    pub key: u64,
+    pub value: i64,
+    pub lineage: LineageOut,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct LineageOut {
+    pub source: String,
+    pub source_subtask: u32,
+    pub offset: u64,
+    /// Branch indices taken after the source: flat_map child index, broadcast target, edge
+    /// ordinal where an operator feeds several edges.
+    pub path: Vec<u32>,
+}
