@@ -229,13 +229,11 @@ impl JobSpec {
                         );
                     }
                 }
-                OperatorKind::FlatMap { fan_out } => {
-                    if !(1..=1000).contains(fan_out) {
-                        return fail(
-                            p("fan_out"),
-                            format!("{fan_out} is out of range (1 to 1000)"),
-                        );
-                    }
+                OperatorKind::FlatMap { fan_out } if !(1..=1000).contains(fan_out) => {
+                    return fail(
+                        p("fan_out"),
+                        format!("{fan_out} is out of range (1 to 1000)"),
+                    );
                 }
                 _ => {}
             }
@@ -454,10 +452,7 @@ impl JobSpec {
             indegree[idx(&e.to)] += 1;
         }
         let mut removed = vec![false; n];
-        loop {
-            let Some(i) = (0..n).find(|&i| !removed[i] && indegree[i] == 0) else {
-                break;
-            };
+        while let Some(i) = (0..n).find(|&i| !removed[i] && indegree[i] == 0) {
             removed[i] = true;
             for e in self.edges.iter().filter(|e| idx(&e.from) == i) {
                 indegree[idx(&e.to)] -= 1;
