@@ -5,12 +5,34 @@
 //! Entry point: [`Engine`] — built from a [`spec::JobSpec`], advanced by the host with
 //! [`Engine::step`], [`Engine::run_until`] or [`Engine::run_to_end`], read through its public
 //! state and [`Engine::report`].
+//!
+//! Modules, one Flink concept each: [`time`] and [`rng`] (virtual clock, seeded RNG),
+//! [`config`] (Flink's option keys), [`spec`] (the job), [`graph`] (job graph → execution
+//! graph), [`record`] (records and lineage), [`network`] (buffers, channels, pools, credits
+//! as data) with `flow` (flow-control operations), [`task`] and `task_loop` (the mailbox
+//! task), [`barrier_handler`], [`checkpoint`] (subtask side), [`channel_state`] (writers and
+//! storage), [`coordinator`], [`recovery`], [`sinks`] (external systems and the
+//! exactly-once verdict), [`log`], `stats` and [`report`].
 
+pub mod barrier_handler;
+pub mod channel_state;
+pub mod checkpoint;
 pub mod config;
+pub mod coordinator;
+mod flow;
+pub mod graph;
+pub mod log;
+pub mod network;
+pub mod record;
+pub mod recovery;
 pub mod report;
 pub mod rng;
 pub mod runtime;
+pub mod sinks;
 pub mod spec;
+mod stats;
+pub mod task;
+mod task_loop;
 pub mod time;
 
-pub use runtime::Engine;
+pub use runtime::{Engine, JobStatus};

@@ -1,57 +1,675 @@
-//! The engine (stub with the final public API; the real executor lands next).
+//! The engine: a deterministic single-threaded executor over virtual time.
+//!
+//! All state lives in [`Engine`] as plain, public data (tasks, channels, partitions, gates,
+//! the checkpoint coordinator, the external sink systems, the log), so a host can draw any
+//! of it at any moment. Time advances only through the event queue: events are ordered by
+//! (time, class, sequence number), so equal inputs give equal runs on every host. User
+//! actions sort after everything else at their instant, so an action applied live between
+//! two [`Engine::run_until`] calls and the same action replayed from a link land at the same
+//! point of the run. Events of a failed job attempt are dropped by their epoch.
 
-use super::report::{Report, SinkRecord};
-use super::spec::{Action, JobSpec, SpecError, TimedAction};
+use super::barrier_handler::BarrierHandler;
+use super::channel_state::ChannelStateWriter;
+use super::config::EngineConfig;
+use super::coordinator::Coordinator;
+use super::graph::{self, EdgeRuntime};
+use super::log::{EventLog, LogKind};
+use super::network::{Channel, Gate, Partition};
+use super::report::{FailureReport, Report, SinkRecord};
+use super::sinks::ExternalSink;
+use super::spec::{Action, JobSpec, OperatorKind, Partitioner, SpecError, TimedAction};
+use super::task::{Activity, Mail, OpState, SinkTxns, Task, TaskMetrics, TaskStatus};
 use super::time::Micros;
+use serde::Serialize;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
 
+/// Something scheduled to happen at a virtual time.
+#[derive(Clone, Debug)]
+pub(crate) enum Ev {
+    Wake(usize),
+    Arrive(usize),
+    Credit(usize, u32),
+    Resume(usize),
+    Backlog(usize, u32),
+    Flush,
+    Mail(usize, Mail),
+    Ack(usize, u64),
+    Decline(usize, u64, String),
+    Trigger(bool),
+    Expire(u64),
+    WriterDone(usize),
+    StateWritten(usize, u64),
+    Action(usize),
+    Restart,
+    Sample,
+}
+
+#[derive(Clone, Debug)]
+struct Scheduled {
+    at: Micros,
+    class: u8,
+    seq: u64,
+    epoch: u32,
+    ev: Ev,
+}
+
+impl PartialEq for Scheduled {
+    fn eq(&self, o: &Self) -> bool {
+        (self.at, self.class, self.seq) == (o.at, o.class, o.seq)
+    }
+}
+impl Eq for Scheduled {}
+impl PartialOrd for Scheduled {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Scheduled {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        (self.at, self.class, self.seq).cmp(&(o.at, o.class, o.seq))
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum JobStatus {
+    Running,
+    Restarting,
+    Finished,
+    /// A restore was refused (or the job cannot run): terminal.
+    Failed,
+}
+
+/// Per-operator live settings that actions change.
+#[derive(Clone, Debug)]
+pub struct OperatorRuntime {
+    pub id: String,
+    pub kind: OperatorKind,
+    pub parallelism: u32,
+    pub cost: Micros,
+    pub rate: f64,
+    pub tasks: Vec<usize>,
+}
+
+/// A periodic sample for charts: cumulative counters at a virtual time.
+#[derive(Clone, Debug, Serialize)]
+pub struct Sample {
+    pub at: Micros,
+    /// Per operator: records out (sources, operators) or in (sinks), cumulative.
+    pub records: Vec<u64>,
+    /// Per task: (busy, backpressured, idle) cumulative micros.
+    pub activity: Vec<(Micros, Micros, Micros)>,
+    /// Bytes of data buffers queued or in flight, over all channels.
+    pub inflight_bytes: u64,
+}
+
+pub const SAMPLE_PERIOD: Micros = 250_000;
+
+#[derive(Clone, Debug)]
 pub struct Engine {
-    spec: JobSpec,
-    now: Micros,
+    /// The job as specified, with every applied user action appended to `events`.
+    pub spec: JobSpec,
+    pub config: EngineConfig,
+    pub now: Micros,
+    queue: BinaryHeap<Reverse<Scheduled>>,
+    seq: u64,
+    /// Job attempt; bumped by every failover.
+    pub epoch: u32,
+    pub status: JobStatus,
+    pub operators: Vec<OperatorRuntime>,
+    pub edges: Vec<EdgeRuntime>,
+    /// Partitioners that take effect at the next restart (topology changes).
+    pub next_partitioners: Vec<Partitioner>,
+    /// Bumped when the running topology differs from the one before (restore checks).
+    pub topology_version: u32,
+    pub tasks: Vec<Task>,
+    pub channels: Vec<Channel>,
+    pub partitions: Vec<Partition>,
+    pub gates: Vec<Gate>,
+    pub writers: Vec<ChannelStateWriter>,
+    pub coordinator: Coordinator,
+    /// External systems behind the sinks, by operator index (`None` for non-sinks).
+    pub external: Vec<Option<ExternalSink>>,
+    /// `paths[op][sink]`: sink lineages per record entering `op`.
+    pub paths: Vec<Vec<u64>>,
+    pub failures: Vec<FailureReport>,
+    pub log: EventLog,
+    pub samples: Vec<Sample>,
+    /// Per sink operator: expected records known lost (expired, dropped channel state).
+    pub lost_by_sink: Vec<u64>,
+    pub expired_records: u64,
+    /// Highest offset each source subtask read in any attempt: (operator, subtask) → offset.
+    pub source_high_water: BTreeMap<(usize, u32), u64>,
+    pub(crate) recovery_started: Option<Micros>,
+    pub(crate) next_buffer_id: u64,
+    /// The spec's actions in time order (the live ones appended).
+    pub(crate) timeline: Vec<TimedAction>,
 }
 
 impl Engine {
+    /// Validates the job and deploys it at virtual time 0.
     pub fn new(spec: JobSpec) -> Result<Engine, SpecError> {
         spec.validate()?;
-        Ok(Engine { spec, now: 0 })
+        let partitioners: Vec<Partitioner> = spec.edges.iter().map(|e| e.partitioner).collect();
+        let config = spec.config.clone();
+        let operators = spec
+            .operators
+            .iter()
+            .map(|o| OperatorRuntime {
+                id: o.id.clone(),
+                kind: o.kind.clone(),
+                parallelism: o.parallelism,
+                cost: o.cost,
+                rate: match &o.kind {
+                    OperatorKind::Source(s) => s.rate,
+                    _ => 0.0,
+                },
+                tasks: Vec::new(),
+            })
+            .collect();
+        let mut timeline = spec.events.clone();
+        timeline.sort_by_key(|e| e.at);
+        let external = spec
+            .operators
+            .iter()
+            .map(|o| match o.kind {
+                OperatorKind::Sink { delivery } => Some(ExternalSink::new(delivery)),
+                _ => None,
+            })
+            .collect();
+        let mut engine = Engine {
+            config,
+            now: 0,
+            queue: BinaryHeap::new(),
+            seq: 0,
+            epoch: 0,
+            status: JobStatus::Running,
+            operators,
+            edges: Vec::new(),
+            next_partitioners: partitioners,
+            topology_version: 0,
+            tasks: Vec::new(),
+            channels: Vec::new(),
+            partitions: Vec::new(),
+            gates: Vec::new(),
+            writers: Vec::new(),
+            coordinator: Coordinator::default(),
+            external,
+            paths: Vec::new(),
+            failures: Vec::new(),
+            lost_by_sink: vec![0; spec.operators.len()],
+            expired_records: 0,
+            source_high_water: BTreeMap::new(),
+            recovery_started: None,
+            log: EventLog::default(),
+            samples: Vec::new(),
+            next_buffer_id: 0,
+            timeline,
+            spec,
+        };
+        engine.deploy();
+        for i in 0..engine.timeline.len() {
+            let at = engine.timeline[i].at;
+            engine.schedule_class(at, 1, Ev::Action(i));
+        }
+        engine.schedule(0, Ev::Sample);
+        engine.coordinator_start();
+        Ok(engine)
     }
+
+    /// Builds the execution graph and fresh tasks for a new job attempt.
+    pub(crate) fn deploy(&mut self) {
+        let g = graph::build(&self.spec, &self.next_partitioners, &self.config);
+        self.paths = graph::sink_paths(&self.spec, &g.edges);
+        self.edges = g.edges;
+        self.channels = g.channels;
+        self.partitions = g.partitions;
+        self.gates = g.gates;
+        let mut tasks = Vec::with_capacity(g.task_ids.len());
+        for (id, &(op, index)) in g.task_ids.iter().enumerate() {
+            let o = &self.operators[op];
+            let (is_source, legacy) = match &o.kind {
+                OperatorKind::Source(s) => (true, s.legacy),
+                _ => (false, false),
+            };
+            let state = match &o.kind {
+                OperatorKind::Source(_) => OpState::Source { offset: 0 },
+                OperatorKind::KeyedAggregate => OpState::Keyed(BTreeMap::new()),
+                OperatorKind::Sink { .. } => OpState::Sink(SinkTxns::default()),
+                _ => OpState::Stateless,
+            };
+            let mut upstream: Vec<usize> = g.task_inputs[id]
+                .iter()
+                .map(|&c| self.channels[c].from_task)
+                .collect();
+            upstream.sort_unstable();
+            upstream.dedup();
+            tasks.push(Task {
+                id,
+                operator: op,
+                index,
+                name: format!("{}#{}", o.id, index),
+                is_source,
+                legacy_source: legacy,
+                inputs: g.task_inputs[id].clone(),
+                gates: g.task_gates[id].clone(),
+                partitions: g.task_partitions[id].clone(),
+                upstream_tasks: upstream,
+                status: TaskStatus::Running,
+                activity: Activity::Idle,
+                activity_since: self.now,
+                busy_until: self.now,
+                wake_at: None,
+                mailbox: Default::default(),
+                current: None,
+                current_recovered: false,
+                pending_out: Default::default(),
+                channels_with_data: Default::default(),
+                handler: BarrierHandler::new(&self.config),
+                state,
+                metrics: TaskMetrics::default(),
+                checkpoints: BTreeMap::new(),
+                aborted: Vec::new(),
+                final_checkpoint: None,
+                high_water: 0,
+            });
+        }
+        for o in self.operators.iter_mut() {
+            o.tasks.clear();
+        }
+        for t in &tasks {
+            self.operators[t.operator].tasks.push(t.id);
+        }
+        // Carry metrics over attempts so ratios cover the whole run.
+        if self.tasks.len() == tasks.len() {
+            for (new, old) in tasks.iter_mut().zip(self.tasks.iter()) {
+                new.metrics = old.metrics.clone();
+            }
+        }
+        self.tasks = tasks;
+        let per_file = self.config.max_subtasks_per_channel_state_file.max(1) as usize;
+        self.writers = (0..self.tasks.len().div_ceil(per_file))
+            .map(|w| {
+                ChannelStateWriter::new(
+                    w,
+                    (w * per_file..((w + 1) * per_file).min(self.tasks.len())).collect(),
+                )
+            })
+            .collect();
+        for t in 0..self.tasks.len() {
+            self.wake(t, self.now);
+        }
+        if self.config.buffer_timeout > 0 {
+            self.schedule(self.now + self.config.buffer_timeout, Ev::Flush);
+        }
+    }
+
+    // ------------------------------------------------------------------ scheduling
+
+    pub(crate) fn schedule(&mut self, at: Micros, ev: Ev) {
+        self.schedule_class(at, 0, ev)
+    }
+
+    fn schedule_class(&mut self, at: Micros, class: u8, ev: Ev) {
+        self.seq += 1;
+        let epoch = self.epoch;
+        self.queue.push(Reverse(Scheduled {
+            at: at.max(self.now),
+            class,
+            seq: self.seq,
+            epoch,
+            ev,
+        }));
+    }
+
+    /// Makes sure task `t` runs a mailbox step at `at` (or earlier, if already due).
+    pub(crate) fn wake(&mut self, t: usize, at: Micros) {
+        let at = at.max(self.now);
+        if self.tasks[t].wake_at.is_some_and(|w| w <= at) {
+            return;
+        }
+        self.tasks[t].wake_at = Some(at);
+        self.schedule(at, Ev::Wake(t));
+    }
+
+    // ------------------------------------------------------------------ host API
+
     pub fn spec(&self) -> &JobSpec {
         &self.spec
     }
+
     pub fn now(&self) -> Micros {
         self.now
     }
-    /// Runs the next event; false when the run is over.
-    pub fn step(&mut self) -> bool {
-        false
-    }
-    pub fn run_until(&mut self, t: Micros) {
-        self.now = t.min(self.spec.duration);
-    }
-    pub fn run_to_end(&mut self) {
-        self.run_until(self.spec.duration)
-    }
+
+    /// The run is over: the duration is reached, the job finished, or it failed for good.
     pub fn is_done(&self) -> bool {
         self.now >= self.spec.duration
+            || matches!(self.status, JobStatus::Finished | JobStatus::Failed)
     }
-    /// Applies a user action now and records it in the spec's timeline (so a link replays it).
-    pub fn apply(&mut self, action: Action) -> Result<(), SpecError> {
-        self.spec.events.push(TimedAction {
-            at: self.now,
-            action,
-        });
-        Ok(())
+
+    /// Runs the next event; false when the run is over.
+    pub fn step(&mut self) -> bool {
+        if self.is_done() {
+            return false;
+        }
+        let Some(Reverse(next)) = self.queue.pop() else {
+            self.now = self.spec.duration;
+            return false;
+        };
+        if next.at > self.spec.duration {
+            self.queue.push(Reverse(next));
+            self.now = self.spec.duration;
+            self.close_activity();
+            return false;
+        }
+        self.now = next.at;
+        let epoch_bound = !matches!(
+            next.ev,
+            Ev::Action(_) | Ev::Sample | Ev::Restart | Ev::Trigger(_) | Ev::Expire(_)
+        );
+        if epoch_bound && next.epoch != self.epoch {
+            return true;
+        }
+        self.dispatch(next.ev);
+        if matches!(self.status, JobStatus::Finished | JobStatus::Failed) {
+            self.close_activity();
+        }
+        true
     }
-    pub fn report(&self) -> Report {
-        Report {
-            name: self.spec.name.clone(),
-            seed: self.spec.seed,
-            ..Default::default()
+
+    /// Runs every event up to and including virtual time `t` (capped at the duration).
+    pub fn run_until(&mut self, t: Micros) {
+        let t = t.min(self.spec.duration);
+        while !self.is_done() {
+            match self.queue.peek() {
+                Some(Reverse(n)) if n.at <= t => {
+                    self.step();
+                }
+                _ => break,
+            }
+        }
+        if !matches!(self.status, JobStatus::Finished | JobStatus::Failed) && self.now < t {
+            self.now = t;
+            self.close_activity();
         }
     }
-    pub fn sink_output(&self) -> Vec<SinkRecord> {
-        Vec::new()
+
+    /// Runs until the duration is reached, the job finished, or it failed for good.
+    pub fn run_to_end(&mut self) {
+        self.run_until(self.spec.duration);
     }
+
+    /// Applies a user action now and records it in the spec's timeline, so a link replays
+    /// it at the same point of the run.
+    pub fn apply(&mut self, action: Action) -> Result<(), SpecError> {
+        let mut probe = self.spec.clone();
+        probe.events.push(TimedAction {
+            at: self.now,
+            action: action.clone(),
+        });
+        probe.validate()?;
+        // Finish everything else due at this instant, as a replay would before the action.
+        let now = self.now;
+        while let Some(Reverse(n)) = self.queue.peek() {
+            if n.at > now || n.class > 0 || self.is_done() {
+                break;
+            }
+            self.step();
+        }
+        self.spec.events.push(TimedAction {
+            at: self.now,
+            action: action.clone(),
+        });
+        self.timeline.push(TimedAction {
+            at: self.now,
+            action: action.clone(),
+        });
+        self.perform(&action);
+        Ok(())
+    }
+
     pub fn event_hash(&self) -> u64 {
-        0
+        self.log.hash()
+    }
+
+    fn dispatch(&mut self, ev: Ev) {
+        match ev {
+            Ev::Wake(t) => {
+                if self.tasks[t].wake_at.is_some_and(|w| w <= self.now) {
+                    self.tasks[t].wake_at = None;
+                }
+                self.run_task(t);
+            }
+            Ev::Arrive(c) => self.arrive(c),
+            Ev::Credit(c, n) => self.credit_arrived(c, n),
+            Ev::Resume(c) => self.resume_arrived(c),
+            Ev::Backlog(c, b) => self.backlog_arrived(c, b),
+            Ev::Flush => {
+                self.flush_all();
+                if self.config.buffer_timeout > 0 {
+                    self.schedule(self.now + self.config.buffer_timeout, Ev::Flush);
+                }
+            }
+            Ev::Mail(t, mail) => {
+                if self.tasks[t].is_live() {
+                    self.tasks[t].mailbox.push_back(mail);
+                    self.wake(t, self.now);
+                }
+            }
+            Ev::Ack(t, id) => self.coordinator_ack(t, id),
+            Ev::Decline(t, id, reason) => self.coordinator_decline(t, id, reason),
+            Ev::Trigger(periodic) => self.coordinator_trigger_event(periodic),
+            Ev::Expire(id) => self.coordinator_expire(id),
+            Ev::WriterDone(w) => self.writer_done(w),
+            Ev::StateWritten(t, id) => self.state_written(t, id),
+            Ev::Action(i) => {
+                let action = self.timeline[i].action.clone();
+                self.perform(&action);
+            }
+            Ev::Restart => self.restart(),
+            Ev::Sample => {
+                self.take_sample();
+                self.schedule(self.now + SAMPLE_PERIOD, Ev::Sample);
+            }
+        }
+    }
+
+    fn perform(&mut self, action: &Action) {
+        match action {
+            Action::SetCost { operator, cost } => {
+                if let Some(o) = self.operators.iter_mut().find(|o| &o.id == operator) {
+                    o.cost = *cost;
+                    let text = format!("{operator}: cost set to {}", super::log::dur(*cost));
+                    self.log.push(self.now, LogKind::User, text);
+                }
+            }
+            Action::SetRate { operator, rate } => {
+                if let Some(o) = self.operators.iter_mut().find(|o| &o.id == operator) {
+                    o.rate = *rate;
+                    let text =
+                        format!("{operator}: source rate set to {rate} records/s per subtask");
+                    self.log.push(self.now, LogKind::User, text);
+                    // Re-evaluate sources now: their next record may come sooner.
+                    for t in o.tasks.clone() {
+                        self.wake(t, self.now);
+                    }
+                }
+            }
+            Action::Fail { operator, subtask } => {
+                if let Some(o) = self.operators.iter().find(|o| &o.id == operator) {
+                    if let Some(&t) = o.tasks.get(*subtask as usize) {
+                        self.fail_task(t, "user-injected failure".to_string());
+                    }
+                }
+            }
+            Action::TriggerCheckpoint => {
+                self.log.push(
+                    self.now,
+                    LogKind::User,
+                    "checkpoint requested by the user".into(),
+                );
+                self.coordinator_trigger_request();
+            }
+            Action::SetConfig { key, value } => {
+                if self.config.set(key, value).is_ok() {
+                    let text = format!("config {key} = {value}");
+                    self.log.push(self.now, LogKind::User, text);
+                    self.config_changed();
+                }
+            }
+            Action::SetPartitioner {
+                from,
+                to,
+                partitioner,
+            } => {
+                if let Some(i) = self
+                    .spec
+                    .edges
+                    .iter()
+                    .position(|e| &e.from == from && &e.to == to)
+                {
+                    if self.next_partitioners[i] != *partitioner {
+                        self.next_partitioners[i] = *partitioner;
+                        let text = format!(
+                            "edge {from} -> {to} will use {} after the next restart (topology change)",
+                            partitioner.name()
+                        );
+                        self.log.push(self.now, LogKind::User, text);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Live config changes: checkpointing settings apply now; buffer counts at the next
+    /// deployment (as in Flink, where they need a restart).
+    fn config_changed(&mut self) {
+        self.coordinator_config_changed();
+        for t in 0..self.tasks.len() {
+            self.wake(t, self.now);
+        }
+    }
+
+    // ------------------------------------------------------------------ activity
+
+    pub(crate) fn set_activity(&mut self, t: usize, a: Activity) {
+        let now = self.now;
+        let task = &mut self.tasks[t];
+        if task.activity == a {
+            return;
+        }
+        let elapsed = now.saturating_sub(task.activity_since);
+        match task.activity {
+            Activity::Busy => task.metrics.busy += elapsed,
+            Activity::SoftBackpressured => task.metrics.soft_backpressured += elapsed,
+            Activity::HardBackpressured => task.metrics.hard_backpressured += elapsed,
+            Activity::Idle => task.metrics.idle += elapsed,
+        }
+        task.activity = a;
+        task.activity_since = now;
+    }
+
+    /// Books the time up to now into every task's current activity.
+    fn close_activity(&mut self) {
+        for t in 0..self.tasks.len() {
+            let a = self.tasks[t].activity;
+            self.set_activity(t, Activity::Idle);
+            self.set_activity(t, Activity::Busy);
+            self.set_activity(t, a);
+        }
+    }
+
+    fn take_sample(&mut self) {
+        self.close_activity();
+        let records = self
+            .operators
+            .iter()
+            .map(|o| {
+                o.tasks
+                    .iter()
+                    .map(|&t| {
+                        let m = &self.tasks[t].metrics;
+                        if matches!(o.kind, OperatorKind::Sink { .. }) {
+                            m.records_in
+                        } else {
+                            m.records_out
+                        }
+                    })
+                    .sum()
+            })
+            .collect();
+        let activity = self
+            .tasks
+            .iter()
+            .map(|t| {
+                let m = &t.metrics;
+                (m.busy, m.soft_backpressured + m.hard_backpressured, m.idle)
+            })
+            .collect();
+        let inflight_bytes = self
+            .channels
+            .iter()
+            .map(super::flow::channel_data_bytes)
+            .sum();
+        self.samples.push(Sample {
+            at: self.now,
+            records,
+            activity,
+            inflight_bytes,
+        });
+    }
+
+    /// The JSON report of the run so far (`shared/SCENARIO.md`).
+    pub fn report(&self) -> Report {
+        super::stats::build_report(self)
+    }
+
+    /// Every record visible in every sink, deterministically ordered.
+    pub fn sink_output(&self) -> Vec<SinkRecord> {
+        super::sinks::sink_output(self)
+    }
+
+    pub(crate) fn new_buffer_id(&mut self) -> u64 {
+        self.next_buffer_id += 1;
+        self.next_buffer_id
+    }
+
+    /// Marks the job finished once every task is.
+    pub(crate) fn check_job_finished(&mut self) {
+        if self.status == JobStatus::Running
+            && self.tasks.iter().all(|t| t.status == TaskStatus::Finished)
+        {
+            self.status = JobStatus::Finished;
+            self.log.push(
+                self.now,
+                LogKind::Task,
+                "job finished: every task reached the end of its input".into(),
+            );
+        }
+    }
+
+    pub(crate) fn fail_job_for_good(&mut self, reason: String) {
+        self.status = JobStatus::Failed;
+        self.log
+            .push(self.now, LogKind::Failure, format!("job FAILED: {reason}"));
+    }
+
+    pub(crate) fn job_is_running(&self) -> bool {
+        self.status == JobStatus::Running
+    }
+
+    /// Sink operator indices.
+    pub fn sink_operators(&self) -> Vec<usize> {
+        (0..self.operators.len())
+            .filter(|&o| self.external[o].is_some())
+            .collect()
+    }
+}
+
+impl Engine {
+    #[doc(hidden)]
+    pub fn pending_events(&self) -> usize {
+        self.queue.len()
     }
 }

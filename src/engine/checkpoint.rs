@@ -1,0 +1,647 @@
+//! The subtask side of a checkpoint: the sync phase (snapshot, barriers to the outputs,
+//! capture of overtaken buffers), the async phase (write state and channel state), and the
+//! acknowledgement (Flink's `SubtaskCheckpointCoordinatorImpl` + `AsyncCheckpointRunnable`).
+//!
+//! A [`SubtaskCheckpoint`] is created when the first barrier (or the trigger RPC) reaches
+//! the subtask and is acknowledged when: the snapshot was taken, the operator state was
+//! written, every input channel's barrier arrived (unaligned: in-flight input captured up to
+//! it), every timeout-capable output barrier left or was turned unaligned, and every
+//! captured buffer was written by the channel-state writer.
+
+use super::channel_state::write_time;
+use super::config::BarrierKind;
+use super::log::{bytes, dur, LogKind};
+use super::network::{Barrier, Buffer, Event, Item, Persist};
+use super::record::Record;
+use super::runtime::{Engine, Ev};
+use super::task::{Mail, OpState, TaskStatus};
+use super::time::Micros;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Virtual time the synchronous part of a snapshot keeps the task thread (copy-on-write
+/// snapshot of heap state, plus the pre-barrier flush).
+pub const SYNC_PHASE_COST: Micros = 50;
+
+/// Serialized size of one pending two-phase-commit transaction handle in state.
+pub const TXN_HANDLE_BYTES: u64 = 64;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SubtaskCheckpoint {
+    pub id: u64,
+    #[serde(skip)]
+    pub barrier: Barrier,
+    /// Switched to unaligned (first barrier was unaligned, or the timeout passed).
+    pub unaligned: bool,
+    pub timed_out: bool,
+    pub first_barrier_at: Micros,
+    pub start_delay: Micros,
+    pub alignment_end: Option<Micros>,
+    pub sync_start: Option<Micros>,
+    pub sync_end: Option<Micros>,
+    #[serde(skip)]
+    pub state: Option<OpState>,
+    pub state_bytes: u64,
+    pub state_written: bool,
+    /// Captured input: channel → records not yet processed at the snapshot.
+    #[serde(skip)]
+    pub input_state: BTreeMap<usize, Vec<Record>>,
+    /// Captured output: channel → records queued behind the unaligned barrier.
+    #[serde(skip)]
+    pub output_state: BTreeMap<usize, Vec<Record>>,
+    pub persisted_bytes: u64,
+    pub captured_buffers: u32,
+    pub processed_bytes: u64,
+    pub input_done: bool,
+    pub outputs_awaiting: u32,
+    pub writes_pending: u32,
+    pub acked_at: Option<Micros>,
+}
+
+impl SubtaskCheckpoint {
+    pub fn phase(&self) -> &'static str {
+        if self.acked_at.is_some() {
+            "acknowledged"
+        } else if self.sync_start.is_none() {
+            "aligning"
+        } else if self.sync_end.is_some_and(|e| e > 0) && !self.input_done {
+            "async (persisting in-flight data)"
+        } else {
+            "async"
+        }
+    }
+}
+
+pub fn state_size(state: &OpState, bytes_per_key: u32) -> u64 {
+    match state {
+        OpState::Source { .. } => 16,
+        OpState::Stateless => 0,
+        OpState::Keyed(m) => m.len() as u64 * bytes_per_key as u64,
+        OpState::Sink(txns) => txns.pending.len() as u64 * TXN_HANDLE_BYTES,
+    }
+}
+
+fn records_bytes(records: &[Record]) -> u64 {
+    records.iter().map(|r| r.size as u64).sum()
+}
+
+impl Engine {
+    /// The first barrier (or trigger) of checkpoint `barrier.id` reached task `t`.
+    pub(crate) fn begin_subtask_checkpoint(&mut self, t: usize, barrier: Barrier) {
+        let now = self.now;
+        self.tasks[t]
+            .checkpoints
+            .entry(barrier.id)
+            .or_insert_with(|| SubtaskCheckpoint {
+                id: barrier.id,
+                barrier,
+                unaligned: false,
+                timed_out: false,
+                first_barrier_at: now,
+                start_delay: now.saturating_sub(barrier.timestamp),
+                alignment_end: None,
+                sync_start: None,
+                sync_end: None,
+                state: None,
+                state_bytes: 0,
+                state_written: false,
+                input_state: BTreeMap::new(),
+                output_state: BTreeMap::new(),
+                persisted_bytes: 0,
+                captured_buffers: 0,
+                processed_bytes: 0,
+                input_done: false,
+                outputs_awaiting: 0,
+                writes_pending: 0,
+                acked_at: None,
+            });
+        self.coordinator_subtask_started(barrier.id, t);
+    }
+
+    pub(crate) fn alignment_finished(&mut self, t: usize, id: u64) {
+        let now = self.now;
+        if let Some(cp) = self.tasks[t].checkpoints.get_mut(&id) {
+            cp.alignment_end.get_or_insert(now);
+        }
+    }
+
+    /// Captures the data buffers among the first `upto` items of channel `c`'s input queue.
+    pub(crate) fn capture_queued_input(&mut self, t: usize, id: u64, c: usize, upto: usize) -> u32 {
+        let mut captured = Vec::new();
+        for item in self.channels[c].received.iter_mut().take(upto) {
+            if let Item::Data(b) = item {
+                if b.captured != Some(id) {
+                    b.captured = Some(id);
+                    captured.push(b.clone());
+                }
+            }
+        }
+        let n = captured.len() as u32;
+        for b in captured {
+            self.capture_input(t, id, c, &b);
+        }
+        n
+    }
+
+    /// Captures the unread records of the buffer being deserialized.
+    pub(crate) fn capture_current_buffer(&mut self, t: usize, id: u64) -> u32 {
+        let Some((c, records)) = &self.tasks[t].current else {
+            return 0;
+        };
+        if records.is_empty() {
+            return 0;
+        }
+        let c = *c;
+        let records: Vec<Record> = records.iter().cloned().collect();
+        let size = records_bytes(&records) as u32;
+        let b = Buffer {
+            id: 0,
+            bytes: size,
+            capacity: size,
+            records,
+            captured: Some(id),
+            recovered: false,
+        };
+        self.capture_input(t, id, c, &b);
+        1
+    }
+
+    /// Records one captured input buffer as channel state and sends it to the writer.
+    pub(crate) fn capture_input(&mut self, t: usize, id: u64, c: usize, b: &Buffer) {
+        let Some(cp) = self.tasks[t].checkpoints.get_mut(&id) else {
+            return;
+        };
+        cp.input_state
+            .entry(c)
+            .or_default()
+            .extend(b.records.iter().cloned());
+        cp.persisted_bytes += b.bytes as u64;
+        cp.captured_buffers += 1;
+        self.add_channel_state_write(t, id, b.bytes as u64);
+    }
+
+    /// The sync phase: snapshot the operator, send the barrier downstream, start the async phase.
+    pub(crate) fn perform_checkpoint(&mut self, t: usize, id: u64, unaligned: bool) {
+        let Some(cp) = self.tasks[t].checkpoints.get(&id) else {
+            return;
+        };
+        if cp.sync_start.is_some() {
+            return;
+        }
+        let original = cp.barrier.original;
+        let barrier = cp.barrier;
+        let switched = cp.unaligned || unaligned;
+        // Two-phase commit: pre-commit the open transaction into the snapshot.
+        if let OpState::Sink(txns) = &mut self.tasks[t].state {
+            let open = std::mem::take(&mut txns.open);
+            txns.pending.insert(id, open);
+        }
+        let state = self.tasks[t].state.clone();
+        let state_bytes = state_size(&state, self.config.state_bytes_per_key);
+        // Barriers to the outputs.
+        let mut output_captured = 0u32;
+        let mut awaiting = 0u32;
+        for p in self.tasks[t].partitions.clone() {
+            let e = self.partitions[p].edge;
+            let capable = self.edges[e].unaligned_capable;
+            let kind = if !capable
+                && matches!(
+                    original,
+                    BarrierKind::Unaligned | BarrierKind::TimeoutableAligned
+                ) {
+                BarrierKind::ForcedAligned
+            } else if original == BarrierKind::Unaligned
+                || (original == BarrierKind::TimeoutableAligned && switched)
+            {
+                BarrierKind::Unaligned
+            } else {
+                original
+            };
+            let out = Barrier { kind, ..barrier };
+            for c in self.partitions[p].channels.clone() {
+                if kind == BarrierKind::Unaligned {
+                    self.enqueue_priority_event(c, Event::Barrier(out));
+                    output_captured += self.capture_output_behind_barrier(t, id, c);
+                } else {
+                    self.enqueue_event(c, Event::Barrier(out));
+                    let still_queued = self.channels[c].queue.iter().any(
+                        |i| matches!(i, Item::Event { event: Event::Barrier(b), .. } if b.id == id),
+                    );
+                    if kind == BarrierKind::TimeoutableAligned && still_queued {
+                        awaiting += 1;
+                    }
+                }
+            }
+        }
+        let now = self.now;
+        let sync_end = now + SYNC_PHASE_COST;
+        let finishing = self.tasks[t].status == TaskStatus::Finishing;
+        // Without a pending alignment (sources, tasks whose inputs ended) there is no input to wait for.
+        let aligning = self.tasks[t].handler.pending && self.tasks[t].handler.current_id == id;
+        let task = &mut self.tasks[t];
+        task.busy_until = task.busy_until.max(sync_end);
+        if finishing {
+            task.final_checkpoint = Some(id);
+        }
+        let cp = task.checkpoints.get_mut(&id).expect("checked above");
+        cp.unaligned = switched || cp.unaligned;
+        cp.sync_start = Some(now);
+        cp.sync_end = Some(sync_end);
+        cp.state = Some(state);
+        cp.state_bytes = state_bytes;
+        cp.outputs_awaiting += awaiting;
+        if !cp.unaligned || !aligning {
+            cp.input_done = true;
+        }
+        if cp.alignment_end.is_none() && !cp.unaligned {
+            cp.alignment_end = Some(now);
+        }
+        if awaiting > 0 {
+            let at = barrier.timestamp + self.config.aligned_checkpoint_timeout;
+            self.schedule(at.max(now), Ev::Mail(t, Mail::OutputTimeout(id)));
+        }
+        let write = if state_bytes > self.config.memory_threshold {
+            self.config.storage_file_cost + write_time(state_bytes, self.config.storage_throughput)
+        } else {
+            0
+        };
+        self.schedule(sync_end + write, Ev::StateWritten(t, id));
+        let name = self.tasks[t].name.clone();
+        let mode = if switched { "unaligned" } else { "aligned" };
+        let extra = if output_captured > 0 {
+            format!(
+                "; barrier overtook {output_captured} output buffers (captured as channel state)"
+            )
+        } else {
+            String::new()
+        };
+        self.log.push(
+            now,
+            LogKind::Snapshot,
+            format!(
+                "checkpoint {id}: {name} took its {mode} snapshot ({} state){extra}",
+                bytes(state_bytes)
+            ),
+        );
+    }
+
+    /// Captures the data queued behind the unaligned barrier at the head of channel `c`.
+    fn capture_output_behind_barrier(&mut self, t: usize, id: u64, c: usize) -> u32 {
+        let mut records = Vec::new();
+        let mut total = 0u64;
+        let mut n = 0;
+        for item in self.channels[c].queue.iter_mut() {
+            if let Item::Data(b) = item {
+                if b.captured != Some(id) {
+                    b.captured = Some(id);
+                    records.extend(b.records.iter().cloned());
+                    total += b.bytes as u64;
+                    n += 1;
+                }
+            }
+        }
+        if n == 0 {
+            return 0;
+        }
+        if let Some(cp) = self.tasks[t].checkpoints.get_mut(&id) {
+            cp.output_state.entry(c).or_default().extend(records);
+            cp.persisted_bytes += total;
+            cp.captured_buffers += n;
+        }
+        self.add_channel_state_write(t, id, total);
+        n
+    }
+
+    /// Every input channel delivered its barrier: the input side of an unaligned checkpoint ends.
+    pub(crate) fn finish_input(&mut self, t: usize, id: u64) {
+        if let Some(cp) = self.tasks[t].checkpoints.get_mut(&id) {
+            cp.input_done = true;
+        }
+        self.maybe_ack(t, id);
+    }
+
+    /// A timeout-capable aligned barrier left an output subpartition in time.
+    pub(crate) fn output_barrier_sent(&mut self, t: usize, id: u64) {
+        if let Some(cp) = self.tasks[t].checkpoints.get_mut(&id) {
+            if cp.outputs_awaiting > 0 {
+                cp.outputs_awaiting -= 1;
+                self.maybe_ack(t, id);
+            }
+        }
+    }
+
+    /// The aligned-checkpoint timeout passed with barriers still queued at the output: they
+    /// overtake the data ahead of them, which becomes output channel state (FLINK-27251).
+    pub(crate) fn output_timeout(&mut self, t: usize, id: u64) {
+        if !self.tasks[t].checkpoints.contains_key(&id) {
+            return;
+        }
+        let mut converted = 0;
+        let mut captured = 0;
+        for p in self.tasks[t].partitions.clone() {
+            for c in self.partitions[p].channels.clone() {
+                let pos = self.channels[c].queue.iter().position(
+                    |i| matches!(i, Item::Event { event: Event::Barrier(b), priority: false } if b.id == id && b.kind == BarrierKind::TimeoutableAligned),
+                );
+                let Some(pos) = pos else { continue };
+                let Some(Item::Event {
+                    event: Event::Barrier(b),
+                    ..
+                }) = self.channels[c].queue.remove(pos)
+                else {
+                    unreachable!()
+                };
+                let mut records = Vec::new();
+                let mut total = 0;
+                for item in self.channels[c].queue.iter_mut().take(pos) {
+                    if let Item::Data(buf) = item {
+                        buf.captured = Some(id);
+                        records.extend(buf.records.iter().cloned());
+                        total += buf.bytes as u64;
+                        captured += 1;
+                    }
+                }
+                if let Some(cp) = self.tasks[t].checkpoints.get_mut(&id) {
+                    cp.output_state.entry(c).or_default().extend(records);
+                    cp.persisted_bytes += total;
+                    cp.outputs_awaiting = cp.outputs_awaiting.saturating_sub(1);
+                    cp.unaligned = true;
+                    cp.timed_out = true;
+                }
+                if total > 0 {
+                    self.add_channel_state_write(t, id, total);
+                }
+                self.enqueue_priority_event(
+                    c,
+                    Event::Barrier(Barrier {
+                        kind: BarrierKind::Unaligned,
+                        ..b
+                    }),
+                );
+                converted += 1;
+            }
+        }
+        if converted > 0 {
+            let name = self.tasks[t].name.clone();
+            self.log.push(
+                self.now,
+                LogKind::Barrier,
+                format!("checkpoint {id}: aligned-checkpoint timeout at {name}'s output: {converted} queued barriers turned unaligned, overtaking {captured} buffers"),
+            );
+        }
+        self.maybe_ack(t, id);
+    }
+
+    fn add_channel_state_write(&mut self, t: usize, id: u64, size: u64) {
+        if size == 0 {
+            return;
+        }
+        let Some(w) = self.writers.iter().position(|w| w.tasks.contains(&t)) else {
+            return;
+        };
+        if let Some(cp) = self.tasks[t].checkpoints.get_mut(&id) {
+            cp.writes_pending += 1;
+        }
+        self.writers[w]
+            .queue
+            .push_back(super::channel_state::WriteRequest {
+                task: t,
+                checkpoint: id,
+                bytes: size,
+            });
+        if self.writers[w].in_progress.is_none() {
+            self.start_next_write(w);
+        }
+    }
+
+    fn start_next_write(&mut self, w: usize) {
+        let Some(req) = self.writers[w].queue.pop_front() else {
+            return;
+        };
+        let threshold = self.config.memory_threshold;
+        let file = self.writers[w].files.entry(req.checkpoint).or_default();
+        file.bytes += req.bytes;
+        let mut d = write_time(req.bytes, self.config.storage_throughput);
+        if !file.is_file && file.bytes > threshold {
+            file.is_file = true;
+            d += self.config.storage_file_cost;
+        }
+        self.writers[w].in_progress = Some(req);
+        self.schedule(self.now + d, Ev::WriterDone(w));
+    }
+
+    pub(crate) fn writer_done(&mut self, w: usize) {
+        if let Some(req) = self.writers[w].in_progress.take() {
+            if let Some(cp) = self.tasks[req.task].checkpoints.get_mut(&req.checkpoint) {
+                cp.writes_pending = cp.writes_pending.saturating_sub(1);
+                self.maybe_ack(req.task, req.checkpoint);
+            }
+        }
+        self.start_next_write(w);
+    }
+
+    pub(crate) fn state_written(&mut self, t: usize, id: u64) {
+        if let Some(cp) = self.tasks[t].checkpoints.get_mut(&id) {
+            cp.state_written = true;
+        }
+        self.maybe_ack(t, id);
+    }
+
+    fn maybe_ack(&mut self, t: usize, id: u64) {
+        let now = self.now;
+        let Some(cp) = self.tasks[t].checkpoints.get_mut(&id) else {
+            return;
+        };
+        if cp.acked_at.is_some()
+            || cp.sync_end.is_none_or(|e| e > now)
+            || !cp.state_written
+            || !cp.input_done
+            || cp.outputs_awaiting > 0
+            || cp.writes_pending > 0
+        {
+            return;
+        }
+        cp.acked_at = Some(now);
+        let (state_bytes, persisted) = (cp.state_bytes, cp.persisted_bytes);
+        let name = self.tasks[t].name.clone();
+        self.log.push(
+            now,
+            LogKind::Checkpoint,
+            format!(
+                "{name} acknowledged checkpoint {id}: {} state, {} in-flight",
+                bytes(state_bytes),
+                bytes(persisted)
+            ),
+        );
+        self.schedule(now + self.config.rpc_latency, Ev::Ack(t, id));
+    }
+
+    pub(crate) fn decline(&mut self, t: usize, id: u64, reason: &str) {
+        self.schedule(
+            self.now + self.config.rpc_latency,
+            Ev::Decline(t, id, reason.to_string()),
+        );
+    }
+
+    pub(crate) fn abort_subtask_checkpoint(&mut self, t: usize, id: u64) {
+        if self.tasks[t].checkpoints.remove(&id).is_none() {
+            return;
+        }
+        for w in self.writers.iter_mut() {
+            w.queue.retain(|r| !(r.task == t && r.checkpoint == id));
+        }
+        for c in self.tasks[t].inputs.clone() {
+            if matches!(self.channels[c].persist, Persist::BarrierPending(x) | Persist::BarrierReceived(x) if x == id)
+            {
+                self.channels[c].persist = Persist::Idle;
+            }
+        }
+    }
+
+    /// The coordinator's trigger RPC reached a task (a source, or a task whose inputs all ended).
+    pub(crate) fn trigger_at_task(&mut self, t: usize, barrier: Barrier) {
+        let id = barrier.id;
+        if self.tasks[t].aborted.contains(&id) {
+            return;
+        }
+        if self.tasks[t].status == TaskStatus::Recovering {
+            self.decline(t, id, "CHECKPOINT_DECLINED_TASK_NOT_READY");
+            self.broadcast_cancel(t, id);
+            return;
+        }
+        let open: Vec<usize> = self.tasks[t]
+            .inputs
+            .iter()
+            .copied()
+            .filter(|&c| !self.channels[c].closed)
+            .collect();
+        if open.is_empty() {
+            self.begin_subtask_checkpoint(t, barrier);
+            self.tasks[t].handler.current_id = self.tasks[t].handler.current_id.max(id);
+            self.alignment_finished(t, id);
+            self.perform_checkpoint(t, id, barrier.kind == BarrierKind::Unaligned);
+            return;
+        }
+        // Inputs that ended but still hold data: the barrier goes in just before their end
+        // of partition, so the data ahead of it is in this checkpoint (FLIP-147).
+        for c in open {
+            let q = &mut self.channels[c].received;
+            let pos = q
+                .iter()
+                .position(|i| {
+                    matches!(
+                        i,
+                        Item::Event {
+                            event: Event::EndOfPartition,
+                            ..
+                        }
+                    )
+                })
+                .unwrap_or(q.len());
+            q.insert(
+                pos,
+                Item::Event {
+                    event: Event::Barrier(Barrier {
+                        kind: BarrierKind::ForcedAligned,
+                        ..barrier
+                    }),
+                    priority: false,
+                },
+            );
+            self.notify_data(c);
+        }
+    }
+
+    pub(crate) fn notify_complete_at_task(&mut self, t: usize, id: u64) {
+        let sub = self.tasks[t].index;
+        let op = self.tasks[t].operator;
+        if let OpState::Sink(txns) = &mut self.tasks[t].state {
+            let ready: Vec<u64> = txns.pending.range(..=id).map(|(k, _)| *k).collect();
+            let mut committed = 0;
+            for k in ready {
+                let records = txns.pending.remove(&k).expect("listed");
+                committed += records.len();
+                self.external[op]
+                    .as_mut()
+                    .expect("sink")
+                    .commit(sub, k, &records);
+            }
+            if committed > 0 {
+                let name = self.tasks[t].name.clone();
+                self.log.push(
+                    self.now,
+                    LogKind::Sink,
+                    format!("{name} committed {committed} records (checkpoint {id})"),
+                );
+            }
+        }
+        let h = &mut self.tasks[t].handler;
+        h.last_cancelled_or_completed = h.last_cancelled_or_completed.max(id);
+        let done: Vec<u64> = self.tasks[t]
+            .checkpoints
+            .range(..=id)
+            .map(|(k, _)| *k)
+            .collect();
+        for k in done {
+            if self.tasks[t]
+                .checkpoints
+                .get(&k)
+                .is_some_and(|c| c.acked_at.is_some())
+            {
+                self.tasks[t].checkpoints.remove(&k);
+            }
+        }
+        if self.tasks[t].status == TaskStatus::Finishing
+            && self.tasks[t].final_checkpoint.is_some_and(|f| f <= id)
+        {
+            self.finish_task(t);
+        }
+    }
+
+    pub(crate) fn notify_aborted_at_task(&mut self, t: usize, id: u64) {
+        if !self.tasks[t].aborted.contains(&id) {
+            self.tasks[t].aborted.push(id);
+            if self.tasks[t].aborted.len() > 64 {
+                self.tasks[t].aborted.remove(0);
+            }
+        }
+        if self.tasks[t].handler.pending && self.tasks[t].handler.current_id == id {
+            self.abort_pending_at_task(t, id, "", false);
+            self.tasks[t].handler.last_cancelled_or_completed =
+                self.tasks[t].handler.last_cancelled_or_completed.max(id);
+        } else {
+            self.abort_subtask_checkpoint(t, id);
+        }
+        if let OpState::Sink(txns) = &mut self.tasks[t].state {
+            // An aborted checkpoint's transaction stays pending; the next completed one commits it.
+            let _ = txns;
+        }
+        if self.tasks[t].status == TaskStatus::Finishing
+            && self.tasks[t].final_checkpoint == Some(id)
+        {
+            self.tasks[t].final_checkpoint = None;
+        }
+    }
+
+    /// Without checkpointing, transactional sinks commit at the end of their input.
+    pub(crate) fn commit_everything_at_end(&mut self, t: usize) {
+        let sub = self.tasks[t].index;
+        let op = self.tasks[t].operator;
+        if let OpState::Sink(txns) = &mut self.tasks[t].state {
+            let mut all: Vec<Record> = Vec::new();
+            for (_, r) in std::mem::take(&mut txns.pending) {
+                all.extend(r);
+            }
+            all.extend(std::mem::take(&mut txns.open));
+            self.external[op]
+                .as_mut()
+                .expect("sink")
+                .commit(sub, u64::MAX, &all);
+        }
+    }
+
+    /// Formats a duration for log lines.
+    pub(crate) fn fmt_dur(d: Micros) -> String {
+        dur(d)
+    }
+}

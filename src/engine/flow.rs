@@ -1,0 +1,436 @@
+//! Credit-based flow control and buffer lifecycles, as engine operations.
+//!
+//! Sender: records are serialized into the subpartition's buffer being filled; a full (or
+//! flushed) buffer joins the subpartition queue; a queued data buffer is sent only against
+//! credit, after which its memory returns to the producer's pool. Events go without credit;
+//! an aligned barrier blocks the subpartition until the consumer resumes consumption.
+//! Receiver: an arriving data buffer occupies one of the channel's buffers; its backlog
+//! makes the channel ask the gate for floating buffers; each freed buffer is announced back
+//! as credit (or returned to the gate when no longer needed). Priority events go to the head
+//! of the input queue and reach the task as a mail.
+
+use super::config::BarrierKind;
+use super::log::LogKind;
+use super::network::{Barrier, Buffer, Channel, Event, InFlight, Item, Persist};
+use super::runtime::{Engine, Ev};
+use super::task::{Activity, Mail};
+
+/// Bytes of data buffers queued, being filled, on the wire or received on a channel.
+pub fn channel_data_bytes(c: &Channel) -> u64 {
+    let items = c
+        .queue
+        .iter()
+        .chain(c.in_flight.iter().map(|f| &f.item))
+        .chain(c.received.iter());
+    let queued: u64 = items
+        .map(|i| match i {
+            Item::Data(b) => b.bytes as u64,
+            _ => 0,
+        })
+        .sum();
+    queued + c.building.as_ref().map_or(0, |b| b.bytes as u64)
+}
+
+impl Engine {
+    // ------------------------------------------------------------------ sender side
+
+    /// Takes a buffer from the producer's pool for `channel`; overdraft only if allowed.
+    fn request_buffer(&mut self, channel: usize, allow_overdraft: bool) -> bool {
+        let p = self.channels[channel].partition;
+        let part = &mut self.partitions[p];
+        let limit = if allow_overdraft {
+            part.pool_size + part.max_overdraft
+        } else {
+            part.pool_size
+        };
+        if part.used >= limit {
+            return false;
+        }
+        part.used += 1;
+        let capacity = self.channels[channel].buffer_size.max(1);
+        let id = self.new_buffer_id();
+        let ch = &mut self.channels[channel];
+        ch.sender_buffers += 1;
+        ch.building = Some(Buffer {
+            id,
+            records: Vec::new(),
+            bytes: 0,
+            capacity,
+            captured: None,
+            recovered: false,
+        });
+        true
+    }
+
+    /// Writes the task's pending output into buffers. False if it blocked on a buffer request.
+    pub(crate) fn write_pending_output(&mut self, t: usize) -> bool {
+        let allow_overdraft = !self.tasks[t].legacy_source;
+        while let Some(emit) = self.tasks[t].pending_out.front() {
+            let c = emit.channel;
+            if self.channels[c].building.is_none() && !self.request_buffer(c, allow_overdraft) {
+                return false;
+            }
+            let emit = self.tasks[t]
+                .pending_out
+                .front_mut()
+                .expect("checked above");
+            let buffer = self.channels[c].building.as_mut().expect("requested above");
+            let written = emit.remaining.min(buffer.capacity - buffer.bytes);
+            buffer.bytes += written;
+            emit.remaining -= written;
+            let full = buffer.bytes >= buffer.capacity;
+            if emit.remaining == 0 {
+                let emit = self.tasks[t]
+                    .pending_out
+                    .pop_front()
+                    .expect("checked above");
+                self.channels[c]
+                    .building
+                    .as_mut()
+                    .expect("requested above")
+                    .records
+                    .push(emit.record);
+                self.tasks[t].metrics.records_out += 1;
+            }
+            if full {
+                self.finish_building(c);
+            }
+        }
+        if self.config.buffer_timeout == 0 {
+            let parts = self.tasks[t].partitions.clone();
+            for p in parts {
+                for c in self.partitions[p].channels.clone() {
+                    self.finish_building(c);
+                }
+            }
+        }
+        true
+    }
+
+    /// Moves the buffer being filled (if it holds anything) into the subpartition queue.
+    pub(crate) fn finish_building(&mut self, c: usize) {
+        let ch = &mut self.channels[c];
+        match ch.building.take() {
+            Some(b) if b.bytes > 0 => {
+                ch.queue.push_back(Item::Data(b));
+                self.try_send(c);
+            }
+            Some(b) => ch.building = Some(b),
+            None => {}
+        }
+    }
+
+    /// The output flusher (`execution.buffer-timeout.interval`).
+    pub(crate) fn flush_all(&mut self) {
+        for c in 0..self.channels.len() {
+            if self.tasks[self.channels[c].from_task].is_live() {
+                self.finish_building(c);
+            }
+        }
+    }
+
+    /// Appends an event behind queued data (aligned barriers, cancel markers, end of partition).
+    pub(crate) fn enqueue_event(&mut self, c: usize, event: Event) {
+        self.finish_building(c);
+        self.channels[c].queue.push_back(Item::Event {
+            event,
+            priority: false,
+        });
+        self.try_send(c);
+    }
+
+    /// Puts a priority event at the head of the subpartition, behind earlier priority events.
+    pub(crate) fn enqueue_priority_event(&mut self, c: usize, event: Event) {
+        self.finish_building(c);
+        let q = &mut self.channels[c].queue;
+        let pos = q.iter().take_while(|i| i.is_priority()).count();
+        q.insert(
+            pos,
+            Item::Event {
+                event,
+                priority: true,
+            },
+        );
+        self.try_send(c);
+    }
+
+    /// Sends what the subpartition may send now.
+    pub(crate) fn try_send(&mut self, c: usize) {
+        let latency = self.config.network_latency;
+        loop {
+            let ch = &self.channels[c];
+            let Some(head) = ch.queue.front() else { return };
+            match head {
+                Item::Event { priority, event } => {
+                    if ch.blocked && !priority {
+                        return;
+                    }
+                    let blocks = matches!(event, Event::Barrier(b) if b.kind.blocks_upstream());
+                    let sent_barrier = match event {
+                        Event::Barrier(b) => Some(*b),
+                        _ => None,
+                    };
+                    let ch = &mut self.channels[c];
+                    let item = ch.queue.pop_front().expect("head exists");
+                    ch.in_flight.push_back(InFlight {
+                        arrives: self.now + latency,
+                        item,
+                        backlog: 0,
+                    });
+                    if blocks {
+                        ch.blocked = true;
+                    }
+                    self.schedule(self.now + latency, Ev::Arrive(c));
+                    if let Some(b) = sent_barrier {
+                        if b.kind == BarrierKind::TimeoutableAligned {
+                            let t = self.channels[c].from_task;
+                            self.output_barrier_sent(t, b.id);
+                        }
+                    }
+                }
+                Item::Data(_) => {
+                    if ch.blocked || ch.held_for_recovery {
+                        return;
+                    }
+                    if ch.credit == 0 {
+                        if !ch.backlog_announced && ch.exclusive == 0 {
+                            let backlog = ch.backlog();
+                            self.channels[c].backlog_announced = true;
+                            self.schedule(self.now + latency, Ev::Backlog(c, backlog));
+                        }
+                        return;
+                    }
+                    let ch = &mut self.channels[c];
+                    let item = ch.queue.pop_front().expect("head exists");
+                    ch.credit -= 1;
+                    ch.in_flight_data += 1;
+                    ch.sender_buffers -= 1;
+                    let backlog = ch.backlog();
+                    ch.in_flight.push_back(InFlight {
+                        arrives: self.now + latency,
+                        item,
+                        backlog,
+                    });
+                    let p = ch.partition;
+                    self.partitions[p].used -= 1;
+                    self.schedule(self.now + latency, Ev::Arrive(c));
+                    self.output_freed(p);
+                }
+            }
+        }
+    }
+
+    /// A buffer of partition `p` was recycled: a producer waiting for output may go on.
+    fn output_freed(&mut self, p: usize) {
+        let t = self.partitions[p].task;
+        if matches!(
+            self.tasks[t].activity,
+            Activity::SoftBackpressured | Activity::HardBackpressured
+        ) {
+            self.wake(t, self.now);
+        }
+    }
+
+    /// Flink's `LocalBufferPool` availability: a free buffer, no subpartition over
+    /// `max-buffers-per-channel`, no overdraft buffer in use.
+    pub(crate) fn partition_available(&self, p: usize) -> bool {
+        let part = &self.partitions[p];
+        part.used < part.pool_size
+            && part
+                .channels
+                .iter()
+                .all(|&c| self.channels[c].sender_buffers < self.config.max_buffers_per_channel)
+    }
+
+    pub(crate) fn output_available(&self, t: usize) -> bool {
+        self.tasks[t]
+            .partitions
+            .iter()
+            .all(|&p| self.partition_available(p))
+    }
+
+    pub(crate) fn credit_arrived(&mut self, c: usize, n: u32) {
+        let ch = &mut self.channels[c];
+        ch.credit_in_transit -= n;
+        ch.credit += n;
+        ch.backlog_announced = false;
+        self.try_send(c);
+    }
+
+    pub(crate) fn resume_arrived(&mut self, c: usize) {
+        self.channels[c].blocked = false;
+        self.try_send(c);
+    }
+
+    pub(crate) fn backlog_arrived(&mut self, c: usize, backlog: u32) {
+        self.channels[c].sender_backlog = backlog;
+        self.request_floating(c);
+    }
+
+    // ------------------------------------------------------------------ receiver side
+
+    pub(crate) fn arrive(&mut self, c: usize) {
+        let Some(InFlight { item, backlog, .. }) = self.channels[c].in_flight.pop_front() else {
+            return;
+        };
+        let t = self.channels[c].to_task;
+        match item {
+            Item::Data(mut b) => {
+                let ch = &mut self.channels[c];
+                ch.in_flight_data -= 1;
+                ch.received_data += 1;
+                ch.sender_backlog = backlog;
+                if let Persist::BarrierPending(id) = ch.persist {
+                    b.captured = Some(id);
+                    self.capture_input(t, id, c, &b);
+                }
+                self.channels[c].received.push_back(Item::Data(b));
+                self.request_floating(c);
+                self.notify_data(c);
+            }
+            Item::Event {
+                event,
+                priority: true,
+            } => {
+                let q = &mut self.channels[c].received;
+                let pos = q.iter().take_while(|i| i.is_priority()).count();
+                q.insert(
+                    pos,
+                    Item::Event {
+                        event,
+                        priority: true,
+                    },
+                );
+                self.tasks[t].mailbox.push_back(Mail::PriorityEvent(c));
+                self.wake(t, self.now);
+            }
+            Item::Event {
+                event,
+                priority: false,
+            } => {
+                let announce = matches!(
+                    &event,
+                    Event::Barrier(Barrier {
+                        kind: BarrierKind::TimeoutableAligned,
+                        ..
+                    })
+                );
+                if matches!(event, Event::EndOfPartition) {
+                    self.channels[c].eop_received = true;
+                }
+                self.channels[c].received.push_back(Item::Event {
+                    event,
+                    priority: false,
+                });
+                if announce {
+                    self.tasks[t].mailbox.push_back(Mail::Announcement(c));
+                    self.wake(t, self.now);
+                }
+                self.notify_data(c);
+            }
+        }
+    }
+
+    /// The channel has something to read: queue it for the task's default action.
+    pub(crate) fn notify_data(&mut self, c: usize) {
+        let ch = &self.channels[c];
+        if ch.blocked_at_receiver || ch.received.is_empty() {
+            return;
+        }
+        let t = ch.to_task;
+        if !self.tasks[t].channels_with_data.contains(&c) {
+            self.tasks[t].channels_with_data.push_back(c);
+        }
+        if self.tasks[t].activity == Activity::Idle {
+            self.wake(t, self.now);
+        }
+    }
+
+    /// Asks the gate for floating buffers until the channel can take its sender's backlog.
+    pub(crate) fn request_floating(&mut self, c: usize) {
+        let g = self.channels[c].gate;
+        loop {
+            let ch = &self.channels[c];
+            let needed = ch.sender_backlog + ch.exclusive;
+            if ch.free_buffers() >= needed {
+                break;
+            }
+            if self.gates[g].floating_free == 0 {
+                if !self.channels[c].waiting_for_floating {
+                    self.channels[c].waiting_for_floating = true;
+                    self.gates[g].waiting.push_back(c);
+                }
+                break;
+            }
+            self.gates[g].floating_free -= 1;
+            self.channels[c].floating += 1;
+        }
+        self.announce_credit(c);
+    }
+
+    pub(crate) fn announce_credit(&mut self, c: usize) {
+        let ch = &mut self.channels[c];
+        let n = ch.unannounced_credit();
+        if n > 0 && !ch.closed {
+            ch.credit_in_transit += n;
+            let at = self.now + self.config.network_latency;
+            self.schedule(at, Ev::Credit(c, n));
+        }
+    }
+
+    /// The task finished deserializing a buffer of channel `c`.
+    pub(crate) fn buffer_consumed(&mut self, c: usize, recovered: bool) {
+        if recovered {
+            let ch = &mut self.channels[c];
+            ch.recovered_buffers -= 1;
+            if ch.recovered_buffers == 0 {
+                self.channel_recovered(c);
+            }
+            return;
+        }
+        self.channels[c].received_data -= 1;
+        let g = self.channels[c].gate;
+        let ch = &self.channels[c];
+        let surplus = ch.floating > 0
+            && ch.unannounced_credit() > 0
+            && ch.free_buffers() > ch.sender_backlog + ch.exclusive;
+        if surplus {
+            self.channels[c].floating -= 1;
+            self.gates[g].floating_free += 1;
+            while let Some(w) = self.gates[g].waiting.pop_front() {
+                self.channels[w].waiting_for_floating = false;
+                self.request_floating(w);
+                if self.gates[g].floating_free == 0 {
+                    break;
+                }
+            }
+        }
+        self.announce_credit(c);
+    }
+
+    /// Unblocks a channel after alignment: the task reads it again and the sender resumes.
+    pub(crate) fn unblock_channel(&mut self, c: usize) {
+        let ch = &mut self.channels[c];
+        if !ch.blocked_at_receiver {
+            return;
+        }
+        ch.blocked_at_receiver = false;
+        self.schedule(self.now + self.config.network_latency, Ev::Resume(c));
+        self.notify_data(c);
+    }
+
+    /// Emits end-of-partition on every output, after flushing.
+    pub(crate) fn emit_end_of_partition(&mut self, t: usize) {
+        for p in self.tasks[t].partitions.clone() {
+            for c in self.partitions[p].channels.clone() {
+                self.enqueue_event(c, Event::EndOfPartition);
+            }
+        }
+        let name = self.tasks[t].name.clone();
+        self.log.push(
+            self.now,
+            LogKind::Task,
+            format!("{name} finished and sent end-of-partition"),
+        );
+    }
+}

@@ -1,0 +1,218 @@
+//! JobGraph → ExecutionGraph: operators expand into subtasks; each edge into one result
+//! partition per producer subtask (a subpartition per connected consumer) and one input
+//! gate per consumer subtask (an input channel per connected producer).
+//!
+//! Connection patterns follow Flink: `forward` one-to-one; `rescale` pointwise (each
+//! producer feeds a contiguous range of consumers, or a range of producers feeds one
+//! consumer); `rebalance`, `hash` and `broadcast` all-to-all. An operator with several
+//! incoming edges reads them as one union input.
+
+use super::config::EngineConfig;
+use super::network::{Channel, Gate, Partition};
+use super::spec::{JobSpec, OperatorKind, Partitioner};
+
+/// An edge of the running job (its partitioner may differ from the spec after a change).
+#[derive(Clone, Debug)]
+pub struct EdgeRuntime {
+    pub from_op: usize,
+    pub to_op: usize,
+    pub partitioner: Partitioner,
+    /// Unaligned barriers may travel this edge (otherwise they are forced aligned).
+    pub unaligned_capable: bool,
+}
+
+/// The expanded graph, before any task state.
+pub struct ExecutionGraph {
+    pub edges: Vec<EdgeRuntime>,
+    /// Task ids of each operator's subtasks.
+    pub operator_tasks: Vec<Vec<usize>>,
+    /// (operator, subtask index) per task.
+    pub task_ids: Vec<(usize, u32)>,
+    pub channels: Vec<Channel>,
+    pub partitions: Vec<Partition>,
+    pub gates: Vec<Gate>,
+    /// Per task: its gates, its partitions (edge order), its input channels.
+    pub task_gates: Vec<Vec<usize>>,
+    pub task_partitions: Vec<Vec<usize>>,
+    pub task_inputs: Vec<Vec<usize>>,
+}
+
+/// Consumer subtasks that producer `a` feeds.
+pub fn targets(partitioner: Partitioner, a: u32, p_from: u32, p_to: u32) -> Vec<u32> {
+    match partitioner {
+        Partitioner::Forward => vec![a],
+        Partitioner::Rescale => {
+            if p_from >= p_to {
+                vec![a * p_to / p_from]
+            } else {
+                (a * p_to / p_from..(a + 1) * p_to / p_from).collect()
+            }
+        }
+        _ => (0..p_to).collect(),
+    }
+}
+
+pub fn build(
+    spec: &JobSpec,
+    partitioners: &[Partitioner],
+    config: &EngineConfig,
+) -> ExecutionGraph {
+    let ops = &spec.operators;
+    let mut edges: Vec<EdgeRuntime> = spec
+        .edges
+        .iter()
+        .zip(partitioners)
+        .map(|(e, p)| EdgeRuntime {
+            from_op: spec.operator_index(&e.from).expect("validated"),
+            to_op: spec.operator_index(&e.to).expect("validated"),
+            partitioner: *p,
+            unaligned_capable: true,
+        })
+        .collect();
+    // If any input edge of an operator cannot carry unaligned barriers, none of them can.
+    for op in 0..ops.len() {
+        let all_support = edges
+            .iter()
+            .filter(|e| e.to_op == op)
+            .all(|e| e.partitioner.supports_unaligned());
+        for e in edges.iter_mut().filter(|e| e.to_op == op) {
+            e.unaligned_capable = config.unaligned_forced || all_support;
+        }
+    }
+    let mut operator_tasks = Vec::new();
+    let mut task_ids = Vec::new();
+    for (o, op) in ops.iter().enumerate() {
+        let mut ids = Vec::new();
+        for i in 0..op.parallelism {
+            ids.push(task_ids.len());
+            task_ids.push((o, i));
+        }
+        operator_tasks.push(ids);
+    }
+    let n_tasks = task_ids.len();
+    let mut channels = Vec::new();
+    let mut partitions = Vec::new();
+    let mut gates: Vec<Gate> = Vec::new();
+    let mut task_gates = vec![Vec::new(); n_tasks];
+    let mut task_partitions = vec![Vec::new(); n_tasks];
+    let mut task_inputs = vec![Vec::new(); n_tasks];
+    for (e_idx, e) in edges.iter().enumerate() {
+        let (pf, pt) = (ops[e.from_op].parallelism, ops[e.to_op].parallelism);
+        // Gates first, so channels can name them.
+        let mut gate_of_consumer = Vec::new();
+        for b in 0..pt {
+            let task = operator_tasks[e.to_op][b as usize];
+            let id = gates.len();
+            gates.push(Gate {
+                id,
+                task,
+                edge: e_idx,
+                channels: Vec::new(),
+                floating_total: config.floating_buffers_per_gate,
+                floating_free: config.floating_buffers_per_gate,
+                waiting: Default::default(),
+            });
+            task_gates[task].push(id);
+            gate_of_consumer.push(id);
+        }
+        for a in 0..pf {
+            let producer = operator_tasks[e.from_op][a as usize];
+            let legacy = matches!(&ops[e.from_op].kind, OperatorKind::Source(s) if s.legacy);
+            let pid = partitions.len();
+            let mut part_channels = Vec::new();
+            for b in targets(e.partitioner, a, pf, pt) {
+                let consumer = operator_tasks[e.to_op][b as usize];
+                let gate = gate_of_consumer[b as usize];
+                let cid = channels.len();
+                let mut ch = Channel::new(cid, e_idx, producer, consumer, pid, gate);
+                ch.exclusive = config.buffers_per_channel;
+                ch.credit = config.buffers_per_channel;
+                ch.buffer_size = config.segment_size;
+                channels.push(ch);
+                gates[gate].channels.push(cid);
+                task_inputs[consumer].push(cid);
+                part_channels.push(cid);
+            }
+            let n_sub = part_channels.len() as u32;
+            partitions.push(Partition {
+                id: pid,
+                task: producer,
+                edge: e_idx,
+                pool_size: (n_sub * config.buffers_per_channel + config.floating_buffers_per_gate)
+                    .max(n_sub + 1),
+                used: 0,
+                max_overdraft: if legacy {
+                    0
+                } else {
+                    config.max_overdraft_buffers_per_gate
+                },
+                next_channel: 0,
+                channels: part_channels,
+            });
+            task_partitions[producer].push(pid);
+        }
+    }
+    // Input channels of a task in (gate, producer) order.
+    for inputs in task_inputs.iter_mut() {
+        inputs.sort_by_key(|&c| (channels[c].gate, channels[c].from_task));
+    }
+    for g in gates.iter_mut() {
+        g.channels.sort_by_key(|&c| channels[c].from_task);
+    }
+    ExecutionGraph {
+        edges,
+        operator_tasks,
+        task_ids,
+        channels,
+        partitions,
+        gates,
+        task_gates,
+        task_partitions,
+        task_inputs,
+    }
+}
+
+/// Lineages each record entering operator `op` yields at each sink, per operator and sink:
+/// `paths[op][sink]`. Flat_map multiplies by its fan-out, broadcast by the consumer count,
+/// and several outgoing edges add up.
+pub fn sink_paths(spec: &JobSpec, edges: &[EdgeRuntime]) -> Vec<Vec<u64>> {
+    let n = spec.operators.len();
+    let mut paths = vec![vec![0u64; n]; n];
+    let order = spec.topological_order().expect("validated: acyclic");
+    for &op in order.iter().rev() {
+        match spec.operators[op].kind {
+            OperatorKind::Sink { .. } => paths[op][op] = 1,
+            _ => {
+                let factor = match spec.operators[op].kind {
+                    OperatorKind::FlatMap { fan_out } => fan_out as u64,
+                    _ => 1,
+                };
+                for e in edges.iter().filter(|e| e.from_op == op) {
+                    let copies = if e.partitioner == Partitioner::Broadcast {
+                        spec.operators[e.to_op].parallelism as u64
+                    } else {
+                        1
+                    };
+                    let downstream = paths[e.to_op].clone();
+                    for (here, there) in paths[op].iter_mut().zip(downstream) {
+                        *here += factor * copies * there;
+                    }
+                }
+            }
+        }
+    }
+    paths
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rescale_connects_contiguous_ranges() {
+        assert_eq!(targets(Partitioner::Rescale, 1, 2, 4), vec![2, 3]);
+        assert_eq!(targets(Partitioner::Rescale, 3, 4, 2), vec![1]);
+        assert_eq!(targets(Partitioner::Forward, 2, 3, 3), vec![2]);
+        assert_eq!(targets(Partitioner::Hash, 0, 2, 3), vec![0, 1, 2]);
+    }
+}

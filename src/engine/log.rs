@@ -1,0 +1,85 @@
+//! The engine's event log: what happened, in plain words, and a hash of everything.
+//!
+//! Every notable engine event is appended as a [`LogEntry`] (kept in a bounded ring for the
+//! UI) and folded into a 64-bit FNV-1a hash together with every record-level step. Two runs
+//! are the same run exactly when their hashes match — on every host.
+
+use super::time::{format_bytes, format_duration, Micros};
+use serde::Serialize;
+use std::collections::VecDeque;
+
+const RING: usize = 4000;
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LogEntry {
+    pub at: Micros,
+    pub text: String,
+    pub kind: LogKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum LogKind {
+    Checkpoint,
+    Barrier,
+    Snapshot,
+    Failure,
+    Recovery,
+    Sink,
+    Task,
+    User,
+}
+
+#[derive(Clone, Debug)]
+pub struct EventLog {
+    pub entries: VecDeque<LogEntry>,
+    pub total: u64,
+    hash: u64,
+}
+
+impl Default for EventLog {
+    fn default() -> Self {
+        EventLog {
+            entries: VecDeque::new(),
+            total: 0,
+            hash: 0xcbf2_9ce4_8422_2325,
+        }
+    }
+}
+
+impl EventLog {
+    pub fn push(&mut self, at: Micros, kind: LogKind, text: String) {
+        self.fold(at);
+        for b in text.as_bytes() {
+            self.fold_byte(*b);
+        }
+        if self.entries.len() == RING {
+            self.entries.pop_front();
+        }
+        self.entries.push_back(LogEntry { at, text, kind });
+        self.total += 1;
+    }
+
+    /// Folds a value into the hash without logging text (record-level steps).
+    pub fn fold(&mut self, v: u64) {
+        for b in v.to_le_bytes() {
+            self.fold_byte(b);
+        }
+    }
+
+    fn fold_byte(&mut self, b: u8) {
+        self.hash ^= b as u64;
+        self.hash = self.hash.wrapping_mul(0x0000_0100_0000_01B3);
+    }
+
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+}
+
+pub fn bytes(b: u64) -> String {
+    format_bytes(b)
+}
+
+pub fn dur(d: Micros) -> String {
+    format_duration(d)
+}

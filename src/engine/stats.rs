@@ -1,0 +1,162 @@
+//! Builds the run report from the engine's state, with Flink's definitions: per-checkpoint
+//! figures that differ per subtask (alignment, start delay, sync, async) are the maximum
+//! over subtasks; checkpointed size is state plus persisted in-flight data; backpressure
+//! ratios are shares of each subtask's time, averaged over the operator's subtasks.
+
+use super::coordinator::CheckpointStats;
+use super::report::{
+    CheckpointReport, OperatorReport, Report, SinkReport, SubtaskCheckpointReport,
+};
+use super::runtime::{Engine, JobStatus};
+use super::spec::{OperatorKind, SinkDelivery};
+use super::time::Micros;
+
+fn ms(us: Micros) -> f64 {
+    us as f64 / 1e3
+}
+
+pub fn checkpoint_report(engine: &Engine, s: &CheckpointStats) -> CheckpointReport {
+    let max = |f: fn(&super::coordinator::SubtaskStats) -> Micros| {
+        s.subtasks.values().map(f).max().unwrap_or(0)
+    };
+    let subtasks = s
+        .expected
+        .iter()
+        .map(|&t| {
+            let task = &engine.tasks[t];
+            let st = s.subtasks.get(&t).cloned().unwrap_or_default();
+            SubtaskCheckpointReport {
+                operator: engine.operators[task.operator].id.clone(),
+                subtask: task.index,
+                acknowledged: st.ack_at.is_some(),
+                unaligned: st.persisted_bytes > 0,
+                first_barrier_ms: st.started_at.map(ms),
+                ack_ms: st.ack_at.map(ms),
+                end_to_end_ms: st.ack_at.map(|a| ms(a - s.trigger_at)),
+                start_delay_ms: ms(st.start_delay),
+                alignment_ms: ms(st.alignment),
+                sync_ms: ms(st.sync),
+                async_ms: ms(st.async_duration),
+                state_bytes: st.state_bytes,
+                processed_inflight_bytes: st.processed_bytes,
+                persisted_inflight_bytes: st.persisted_bytes,
+            }
+        })
+        .collect();
+    CheckpointReport {
+        id: s.id,
+        status: s.status.name().to_string(),
+        unaligned: s.unaligned(),
+        timed_out_to_unaligned: s.timed_out_to_unaligned(),
+        trigger_ms: ms(s.trigger_at),
+        latest_ack_ms: s.latest_ack().map(ms),
+        acknowledged: s.acknowledged() as u32,
+        total_subtasks: s.expected.len() as u32,
+        end_to_end_ms: s.end_to_end().map(ms),
+        alignment_ms: ms(max(|x| x.alignment)),
+        start_delay_ms: ms(max(|x| x.start_delay)),
+        sync_ms: ms(max(|x| x.sync)),
+        async_ms: ms(max(|x| x.async_duration)),
+        checkpointed_bytes: s.state_bytes() + s.persisted_bytes(),
+        state_bytes: s.state_bytes(),
+        processed_inflight_bytes: s.processed_bytes(),
+        persisted_inflight_bytes: s.persisted_bytes(),
+        channel_state_files: s.channel_state_files,
+        failure_reason: s.failure_reason.clone(),
+        subtasks,
+    }
+}
+
+pub fn build_report(engine: &Engine) -> Report {
+    let checkpoints = engine
+        .coordinator
+        .history
+        .iter()
+        .map(|s| checkpoint_report(engine, s))
+        .collect();
+    let sinks = engine
+        .sink_operators()
+        .into_iter()
+        .map(|s| {
+            let v = engine.sink_verdict(s);
+            let delivery = match engine.operators[s].kind {
+                OperatorKind::Sink {
+                    delivery: SinkDelivery::TwoPhaseCommit,
+                } => "two_phase_commit",
+                OperatorKind::Sink {
+                    delivery: SinkDelivery::Idempotent,
+                } => "idempotent",
+                _ => "at_least_once",
+            };
+            SinkReport {
+                operator: engine.operators[s].id.clone(),
+                delivery: delivery.to_string(),
+                committed_records: v.committed_records,
+                duplicates: v.duplicates,
+                lost: v.lost,
+                pending_records: v.pending_records,
+                exactly_once: v.exactly_once,
+            }
+        })
+        .collect();
+    let operators = engine
+        .operators
+        .iter()
+        .map(|o| {
+            let mut r = OperatorReport {
+                id: o.id.clone(),
+                kind: o.kind.name().to_string(),
+                parallelism: o.parallelism,
+                ..Default::default()
+            };
+            let n = o.tasks.len().max(1) as f64;
+            for &t in &o.tasks {
+                let task = &engine.tasks[t];
+                let m = &task.metrics;
+                // Include the running activity up to now.
+                let open = engine.now.saturating_sub(task.activity_since);
+                let (mut busy, mut soft, mut hard, mut idle) =
+                    (m.busy, m.soft_backpressured, m.hard_backpressured, m.idle);
+                match task.activity {
+                    super::task::Activity::Busy => busy += open,
+                    super::task::Activity::SoftBackpressured => soft += open,
+                    super::task::Activity::HardBackpressured => hard += open,
+                    super::task::Activity::Idle => idle += open,
+                }
+                let total = (busy + soft + hard + idle).max(1) as f64;
+                r.records_in += m.records_in;
+                r.records_out += m.records_out;
+                r.busy_ratio += busy as f64 / total / n;
+                r.backpressured_ratio += (soft + hard) as f64 / total / n;
+                r.idle_ratio += idle as f64 / total / n;
+                r.hard_backpressured_ratio += hard as f64 / total / n;
+                r.state_bytes +=
+                    super::checkpoint::state_size(&task.state, engine.config.state_bytes_per_key);
+            }
+            let round = |x: f64| (x * 1e4).round() / 1e4;
+            r.busy_ratio = round(r.busy_ratio);
+            r.backpressured_ratio = round(r.backpressured_ratio);
+            r.idle_ratio = round(r.idle_ratio);
+            r.hard_backpressured_ratio = round(r.hard_backpressured_ratio);
+            r
+        })
+        .collect();
+    Report {
+        name: engine.spec.name.clone(),
+        seed: engine.spec.seed,
+        virtual_time_ms: engine.now / 1000,
+        finished: engine.status == JobStatus::Finished,
+        job_status: match engine.status {
+            JobStatus::Running => "RUNNING",
+            JobStatus::Restarting => "RESTARTING",
+            JobStatus::Finished => "FINISHED",
+            JobStatus::Failed => "FAILED",
+        }
+        .to_string(),
+        event_hash: format!("{:016x}", engine.event_hash()),
+        checkpoints,
+        failures: engine.failures.clone(),
+        sinks,
+        operators,
+    }
+}

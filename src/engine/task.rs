@@ -1,0 +1,144 @@
+//! A subtask in Flink's mailbox model, as plain data.
+//!
+//! A task runs one mailbox step at a time: a mail (checkpoint trigger, barrier or
+//! announcement arriving as a priority event, checkpoint-complete notification, timers)
+//! before the default action (emit one source record, or process one input record). A step
+//! that needs an output buffer and finds none blocks *inside* the step: the task is
+//! hard-backpressured and runs no mail until a buffer frees up. With the availability check
+//! the default action does not start while the output is unavailable (soft backpressure),
+//! so mails keep running. Time spent in each [`Activity`] is measured as Flink's
+//! `busyTimeMsPerSecond` / `backPressuredTimeMsPerSecond` / `idleTimeMsPerSecond`.
+
+use super::barrier_handler::BarrierHandler;
+use super::checkpoint::SubtaskCheckpoint;
+use super::network::Barrier;
+use super::record::Record;
+use super::time::Micros;
+use serde::Serialize;
+use std::collections::{BTreeMap, VecDeque};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum TaskStatus {
+    /// Deployed, restoring: replaying recovered input channel state.
+    Recovering,
+    Running,
+    /// End of input reached; waits for a checkpoint taken after it to complete.
+    Finishing,
+    Finished,
+    Canceled,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Activity {
+    Idle,
+    Busy,
+    /// Waiting for output availability before taking a record (soft backpressure).
+    SoftBackpressured,
+    /// Blocked mid-record on a buffer request (hard backpressure): no mail runs.
+    HardBackpressured,
+}
+
+#[derive(Clone, Debug)]
+pub enum Mail {
+    /// RPC from the checkpoint coordinator (sources, or tasks whose inputs all ended).
+    TriggerCheckpoint(Barrier),
+    /// A priority event reached the head of this input channel.
+    PriorityEvent(usize),
+    /// An aligned barrier that may time out was announced on this channel.
+    Announcement(usize),
+    AlignmentTimeout(u64),
+    OutputTimeout(u64),
+    NotifyComplete(u64),
+    NotifyAborted(u64),
+}
+
+/// One record's worth of output not yet written into buffers.
+#[derive(Clone, Debug)]
+pub struct Emit {
+    pub channel: usize,
+    pub record: Record,
+    /// Bytes of the record still to be written (records may span buffers).
+    pub remaining: u32,
+}
+
+/// Transactions of a two-phase-commit sink subtask.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SinkTxns {
+    pub open: Vec<Record>,
+    /// Pre-committed in the snapshot of checkpoint `id`, committed on its completion.
+    pub pending: BTreeMap<u64, Vec<Record>>,
+}
+
+/// Operator state: what a snapshot copies and a restore puts back.
+#[derive(Clone, Debug, PartialEq)]
+pub enum OpState {
+    /// Next offset to read (Kafka-style position).
+    Source {
+        offset: u64,
+    },
+    Stateless,
+    /// Keyed running sums.
+    Keyed(BTreeMap<u64, i64>),
+    Sink(SinkTxns),
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct TaskMetrics {
+    pub busy: Micros,
+    pub soft_backpressured: Micros,
+    pub hard_backpressured: Micros,
+    pub idle: Micros,
+    pub records_in: u64,
+    pub records_out: u64,
+    pub bytes_in: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Task {
+    pub id: usize,
+    pub operator: usize,
+    pub index: u32,
+    /// `operator#index`, as Flink's web UI names subtasks.
+    pub name: String,
+    pub is_source: bool,
+    pub legacy_source: bool,
+    /// Input channels (all gates, the union of incoming edges).
+    pub inputs: Vec<usize>,
+    pub gates: Vec<usize>,
+    /// One partition per outgoing edge, in edge order.
+    pub partitions: Vec<usize>,
+    pub upstream_tasks: Vec<usize>,
+    pub status: TaskStatus,
+    pub activity: Activity,
+    pub activity_since: Micros,
+    pub busy_until: Micros,
+    pub wake_at: Option<Micros>,
+    pub mailbox: VecDeque<Mail>,
+    /// Buffer being deserialized: (channel, records left).
+    pub current: Option<(usize, VecDeque<Record>)>,
+    /// The buffer being deserialized was restored from channel state.
+    pub current_recovered: bool,
+    pub pending_out: VecDeque<Emit>,
+    /// Channels with items the default action can read, in arrival order.
+    pub channels_with_data: VecDeque<usize>,
+    pub handler: BarrierHandler,
+    pub state: OpState,
+    pub metrics: TaskMetrics,
+    /// In-progress checkpoints of this subtask (sync done, async running).
+    pub checkpoints: BTreeMap<u64, SubtaskCheckpoint>,
+    /// Checkpoint ids this task was told were aborted before it saw them.
+    pub aborted: Vec<u64>,
+    /// The id of a checkpoint snapshotted after end of input (what finishing waits for).
+    pub final_checkpoint: Option<u64>,
+    /// Highest source offset emitted in this attempt (for the replay distance).
+    pub high_water: u64,
+}
+
+impl Task {
+    pub fn is_live(&self) -> bool {
+        matches!(
+            self.status,
+            TaskStatus::Recovering | TaskStatus::Running | TaskStatus::Finishing
+        )
+    }
+}

@@ -1,0 +1,394 @@
+//! The mailbox loop of a subtask (Flink's `MailboxProcessor.runMailboxStep`) and the
+//! operators' record functions.
+//!
+//! One call of [`Engine::run_task`] runs at most one step: finish writing the previous
+//! record's output (blocking mid-record if no buffer is free — no mail runs then); else one
+//! mail; else the default action, which with the availability check waits for a free output
+//! buffer first, then emits one source record or processes one input record and stays busy
+//! for the operator's cost.
+
+use super::log::LogKind;
+use super::network::{Event, Item};
+use super::record::{key_group_target, source_key, source_value, Lineage, Record};
+use super::runtime::Engine;
+use super::spec::{OperatorKind, Partitioner, SinkDelivery};
+use super::task::{Activity, Emit, Mail, OpState, TaskStatus};
+use super::time::Micros;
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+/// What the default action found to do.
+enum Input {
+    Record(Record),
+    Event(usize, Event),
+}
+
+impl Engine {
+    pub(crate) fn run_task(&mut self, t: usize) {
+        if !self.tasks[t].is_live() || !self.job_is_running() {
+            return;
+        }
+        if self.now < self.tasks[t].busy_until {
+            let at = self.tasks[t].busy_until;
+            self.wake(t, at);
+            return;
+        }
+        // 1. The previous record's output, possibly stuck on a buffer request.
+        if !self.tasks[t].pending_out.is_empty() {
+            if !self.write_pending_output(t) {
+                self.set_activity(t, Activity::HardBackpressured);
+                return;
+            }
+            self.after_step(t);
+        }
+        // 2. Mails before the default action.
+        if let Some(mail) = self.tasks[t].mailbox.pop_front() {
+            self.set_activity(t, Activity::Busy);
+            self.run_mail(t, mail);
+            self.reschedule(t);
+            return;
+        }
+        if self.tasks[t].status == TaskStatus::Finishing {
+            self.set_activity(t, Activity::Idle);
+            return;
+        }
+        // 3. The default action.
+        let check = if self.tasks[t].legacy_source {
+            self.config.legacy_source_compat
+        } else {
+            self.config.availability_check
+        };
+        if check && !self.output_available(t) {
+            self.set_activity(t, Activity::SoftBackpressured);
+            return;
+        }
+        if self.tasks[t].is_source {
+            self.source_step(t);
+        } else {
+            self.input_step(t);
+        }
+    }
+
+    /// Schedules the next step after this one's busy time.
+    fn reschedule(&mut self, t: usize) {
+        let at = self.tasks[t].busy_until.max(self.now);
+        self.wake(t, at);
+    }
+
+    /// After a record's output is fully written.
+    fn after_step(&mut self, t: usize) {
+        self.set_activity(t, Activity::Busy);
+    }
+
+    fn source_step(&mut self, t: usize) {
+        let op = self.tasks[t].operator;
+        let OperatorKind::Source(src) = &self.operators[op].kind else {
+            unreachable!()
+        };
+        let src = src.clone();
+        let rate = self.operators[op].rate;
+        let OpState::Source { offset } = self.tasks[t].state else {
+            unreachable!()
+        };
+        let mut offset = offset;
+        if src.records.is_some_and(|n| offset >= n) {
+            self.reach_end_of_input(t);
+            return;
+        }
+        // The external system produces records at `rate`; the source reads behind it.
+        let produced = ((self.now as f64) * rate / 1e6).floor() as u64 + 1;
+        let produced = src.records.map_or(produced, |n| produced.min(n));
+        if let Some(retention) = src.retention {
+            let oldest = ((self.now.saturating_sub(retention)) as f64 * rate / 1e6).ceil() as u64;
+            if offset < oldest {
+                let lost = oldest.min(produced) - offset;
+                self.records_expired(t, op, lost);
+                offset = oldest.min(produced);
+                self.tasks[t].state = OpState::Source { offset };
+            }
+        }
+        if offset >= produced {
+            let next_at = ((offset as f64) * 1e6 / rate).ceil() as Micros;
+            self.set_activity(t, Activity::Idle);
+            self.wake(t, next_at.max(self.now + 1));
+            return;
+        }
+        let index = self.tasks[t].index as u16;
+        let seed = self.spec.seed;
+        let record = Record {
+            key: source_key(seed, op as u16, index, offset, src.keys, src.skew),
+            value: source_value(seed, op as u16, index, offset),
+            size: src.record_size,
+            lineage: Rc::new(Lineage {
+                source: op as u16,
+                subtask: index,
+                offset,
+                path: Vec::new(),
+            }),
+        };
+        self.tasks[t].state = OpState::Source { offset: offset + 1 };
+        self.tasks[t].high_water = self.tasks[t].high_water.max(offset + 1);
+        self.log.fold(offset ^ ((t as u64) << 40));
+        self.route(t, record);
+        self.busy_for(t, self.operators[op].cost);
+    }
+
+    fn busy_for(&mut self, t: usize, cost: Micros) {
+        self.set_activity(t, Activity::Busy);
+        self.tasks[t].busy_until = self.now + cost;
+        self.reschedule(t);
+    }
+
+    fn input_step(&mut self, t: usize) {
+        match self.next_input(t) {
+            None => {
+                self.set_activity(t, Activity::Idle);
+                self.maybe_end_of_input(t);
+            }
+            Some(Input::Event(c, event)) => {
+                self.set_activity(t, Activity::Busy);
+                self.handle_event(t, c, event, false);
+                self.reschedule(t);
+            }
+            Some(Input::Record(record)) => {
+                self.tasks[t].metrics.records_in += 1;
+                self.tasks[t].metrics.bytes_in += record.size as u64;
+                self.log
+                    .fold(record.lineage.offset ^ ((t as u64) << 40) ^ self.now.rotate_left(20));
+                self.handler_record_processed(t, record.size as u64);
+                self.process_record(t, record);
+                let cost = self.operators[self.tasks[t].operator].cost;
+                self.busy_for(t, cost);
+            }
+        }
+    }
+
+    /// Polls the union input gate: the next record of the buffer being deserialized, else
+    /// the next buffer or event of the first channel with data.
+    fn next_input(&mut self, t: usize) -> Option<Input> {
+        loop {
+            if let Some((c, records)) = &mut self.tasks[t].current {
+                let c = *c;
+                if let Some(r) = records.pop_front() {
+                    return Some(Input::Record(r));
+                }
+                let recovered = self.tasks[t].current_recovered;
+                self.tasks[t].current = None;
+                self.buffer_consumed(c, recovered);
+                continue;
+            }
+            let c = self.tasks[t].channels_with_data.pop_front()?;
+            if self.channels[c].blocked_at_receiver {
+                continue;
+            }
+            let Some(item) = self.channels[c].received.pop_front() else {
+                continue;
+            };
+            if !self.channels[c].received.is_empty() {
+                self.tasks[t].channels_with_data.push_back(c);
+            }
+            match item {
+                Item::Data(b) => {
+                    self.tasks[t].current_recovered = b.recovered;
+                    self.tasks[t].current = Some((c, VecDeque::from(b.records)));
+                }
+                Item::Event { event, .. } => return Some(Input::Event(c, event)),
+            }
+        }
+    }
+
+    /// Applies the operator to one input record.
+    fn process_record(&mut self, t: usize, record: Record) {
+        let op = self.tasks[t].operator;
+        match self.operators[op].kind.clone() {
+            OperatorKind::Map | OperatorKind::Source(_) => self.route(t, record),
+            OperatorKind::FlatMap { fan_out } => {
+                for i in 0..fan_out {
+                    let lineage = if fan_out > 1 {
+                        Rc::new(record.lineage.child(i))
+                    } else {
+                        record.lineage.clone()
+                    };
+                    self.route(
+                        t,
+                        Record {
+                            lineage,
+                            ..record.clone()
+                        },
+                    );
+                }
+            }
+            OperatorKind::KeyedAggregate => {
+                let OpState::Keyed(sums) = &mut self.tasks[t].state else {
+                    unreachable!()
+                };
+                let sum = sums.entry(record.key).or_insert(0);
+                *sum += record.value;
+                let value = *sum;
+                self.route(t, Record { value, ..record });
+            }
+            OperatorKind::Sink { delivery } => self.sink_write(t, op, delivery, record),
+        }
+    }
+
+    fn sink_write(&mut self, t: usize, op: usize, delivery: SinkDelivery, record: Record) {
+        match delivery {
+            SinkDelivery::TwoPhaseCommit => {
+                let OpState::Sink(txns) = &mut self.tasks[t].state else {
+                    unreachable!()
+                };
+                txns.open.push(record);
+            }
+            _ => {
+                let sub = self.tasks[t].index;
+                self.external[op]
+                    .as_mut()
+                    .expect("sink")
+                    .write(sub, &record);
+            }
+        }
+    }
+
+    /// Partitions a record over the task's outgoing edges into pending output.
+    fn route(&mut self, t: usize, record: Record) {
+        let parts = self.tasks[t].partitions.clone();
+        let several = parts.len() > 1;
+        for (ordinal, p) in parts.into_iter().enumerate() {
+            let record = if several {
+                Record {
+                    lineage: Rc::new(record.lineage.child(ordinal as u32)),
+                    ..record.clone()
+                }
+            } else {
+                record.clone()
+            };
+            let edge = self.partitions[p].edge;
+            let channels = &self.partitions[p].channels;
+            let size = record.size;
+            let push = |task: &mut super::task::Task, channel: usize, record: Record| {
+                task.pending_out.push_back(Emit {
+                    channel,
+                    record,
+                    remaining: size,
+                });
+            };
+            match self.edges[edge].partitioner {
+                Partitioner::Forward => {
+                    let c = channels[0];
+                    push(&mut self.tasks[t], c, record);
+                }
+                Partitioner::Rebalance | Partitioner::Rescale => {
+                    let part = &mut self.partitions[p];
+                    let c = part.channels[part.next_channel % part.channels.len()];
+                    part.next_channel = (part.next_channel + 1) % part.channels.len();
+                    push(&mut self.tasks[t], c, record);
+                }
+                Partitioner::Hash => {
+                    let n = channels.len() as u32;
+                    let c = channels[key_group_target(record.key, n) as usize];
+                    push(&mut self.tasks[t], c, record);
+                }
+                Partitioner::Broadcast => {
+                    for (i, &c) in channels.clone().iter().enumerate() {
+                        let copy = Record {
+                            lineage: Rc::new(record.lineage.child(i as u32)),
+                            ..record.clone()
+                        };
+                        push(&mut self.tasks[t], c, copy);
+                    }
+                }
+            }
+        }
+        // Output is written when the step's busy time ends (see run_task).
+    }
+
+    fn run_mail(&mut self, t: usize, mail: Mail) {
+        match mail {
+            Mail::TriggerCheckpoint(barrier) => self.trigger_at_task(t, barrier),
+            Mail::PriorityEvent(c) => {
+                let q = &mut self.channels[c].received;
+                if q.front().is_some_and(|i| i.is_priority()) {
+                    if let Some(Item::Event { event, .. }) = q.pop_front() {
+                        self.handle_event(t, c, event, true);
+                    }
+                }
+            }
+            Mail::Announcement(c) => self.handler_announcement(t, c),
+            Mail::AlignmentTimeout(id) => self.handler_alignment_timeout(t, id),
+            Mail::OutputTimeout(id) => self.output_timeout(t, id),
+            Mail::NotifyComplete(id) => self.notify_complete_at_task(t, id),
+            Mail::NotifyAborted(id) => self.notify_aborted_at_task(t, id),
+        }
+        self.set_activity(t, Activity::Busy);
+    }
+
+    fn handle_event(&mut self, t: usize, c: usize, event: Event, priority: bool) {
+        match event {
+            Event::Barrier(b) => self.handler_barrier(t, c, b, priority),
+            Event::CancelCheckpointMarker(id) => self.handler_cancel_marker(t, c, id),
+            Event::EndOfPartition => {
+                self.channels[c].closed = true;
+                self.handler_end_of_partition(t, c);
+                self.maybe_end_of_input(t);
+            }
+        }
+    }
+
+    /// A non-source task whose every input ended (and was drained) reached end of input.
+    fn maybe_end_of_input(&mut self, t: usize) {
+        let task = &self.tasks[t];
+        if task.status != TaskStatus::Running
+            || task.current.is_some()
+            || !task.pending_out.is_empty()
+            || !task
+                .inputs
+                .iter()
+                .all(|&c| self.channels[c].closed && self.channels[c].received.is_empty())
+        {
+            return;
+        }
+        self.reach_end_of_input(t);
+    }
+
+    /// End of input: with checkpointing, wait for a checkpoint taken after this point to
+    /// complete (FLIP-147) before finishing; without, finish now (committing sinks).
+    pub(crate) fn reach_end_of_input(&mut self, t: usize) {
+        if self.tasks[t].status != TaskStatus::Running {
+            return;
+        }
+        self.set_activity(t, Activity::Idle);
+        if self.config.checkpoint_interval.is_some() {
+            self.tasks[t].status = TaskStatus::Finishing;
+            self.tasks[t].final_checkpoint = None;
+            let name = self.tasks[t].name.clone();
+            self.log.push(
+                self.now,
+                LogKind::Task,
+                format!("{name} reached end of input; waits for a final checkpoint"),
+            );
+            if !self.tasks[t].is_source {
+                self.trigger_pending_after_inputs_ended(t);
+            }
+        } else {
+            self.commit_everything_at_end(t);
+            self.finish_task(t);
+        }
+    }
+
+    pub(crate) fn finish_task(&mut self, t: usize) {
+        self.flush_task(t);
+        self.emit_end_of_partition(t);
+        self.tasks[t].status = TaskStatus::Finished;
+        self.set_activity(t, Activity::Idle);
+        self.task_finished_during_checkpoints(t);
+        self.check_job_finished();
+    }
+
+    fn flush_task(&mut self, t: usize) {
+        for p in self.tasks[t].partitions.clone() {
+            for c in self.partitions[p].channels.clone() {
+                self.finish_building(c);
+            }
+        }
+    }
+}
