@@ -248,3 +248,11 @@ fn invalid_input_exits_2_with_one_line() {
         assert!(line.contains(needle), "'{line}' lacks '{needle}'");
     }
 }
+
+#[test]
+fn until_past_the_end_extends_the_run() {
+    let o = cli(&["run", "--preset", "healthy", "--until", "30s", "--json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let o = cli(&["run", "--preset", "healthy", "--until", "48h"]);
+    assert!(assert_invalid(&o).contains("--until"));
+}

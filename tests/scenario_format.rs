@@ -459,3 +459,9 @@ fn record_size_accepts_units() {
     v["operators"][0]["record_size"] = json!("2mb");
     assert_err(&v, "operators[0].record_size", "1mb");
 }
+
+#[test]
+fn a_non_object_document_is_refused() {
+    let e = parse_json("[1, 2]").unwrap_err();
+    assert_eq!(e.to_string(), "scenario: expected an object, got an array");
+}

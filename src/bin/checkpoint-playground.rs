@@ -29,7 +29,8 @@ USAGE:
 
 RUN OPTIONS:
   --json                 print the full report as JSON instead of a summary
-  --until DURATION       stop at this virtual time (e.g. 90s) instead of the scenario's end
+  --until DURATION       stop at this virtual time (e.g. 90s) instead of the scenario's
+                         end; a time past the end extends the run
   --set KEY=VALUE        override a Flink config option (repeatable), e.g.
                          --set execution.checkpointing.unaligned.enabled=true
   --sink-output FILE     write every committed sink record, one JSON object a line
@@ -212,11 +213,17 @@ fn load(o: &RunOptions) -> Result<Document, ScenarioError> {
 
 fn run(o: RunOptions) -> Result<(), ScenarioError> {
     let doc = load(&o)?;
-    let spec = scenario::to_spec(&doc)?;
+    let mut spec = scenario::to_spec(&doc)?;
     let until = match &o.until {
         Some(t) => Some(parse_duration(t).map_err(|m| fail("--until", m))?),
         None => None,
     };
+    // `--until` past the scenario's end extends the run.
+    if let Some(t) = until.filter(|t| *t > spec.duration) {
+        spec.duration = t;
+        spec.validate()
+            .map_err(|e| fail("--until", format!("{}: {}", e.path, e.message)))?;
+    }
     // Create the output file before running so a bad path fails fast.
     let mut sink_file = match &o.sink_output {
         Some(path) => Some(

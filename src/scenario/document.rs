@@ -406,7 +406,7 @@ impl<'a> Obj<'a> {
                 map,
             }),
             other => Err(ScenarioError::new(
-                path,
+                if path.is_empty() { "scenario" } else { path },
                 format!("expected an object, got {}", describe(other)),
             )),
         }

@@ -10,6 +10,27 @@
 //! exactly what the user did. `to_spec(&from_spec(&spec)) == Ok(spec)` for every valid
 //! spec, and `decode_link(&encode_link(&doc)) == Ok(doc)` for every document.
 //!
+//! ```
+//! use checkpoint_playground::scenario;
+//! let doc = scenario::parse_json(r#"{
+//!   "version": 1, "name": "tiny", "duration": "10s",
+//!   "config": {"execution.checkpointing.interval": "2s"},
+//!   "operators": [{"id": "src", "kind": "source", "rate": 500},
+//!                 {"id": "out", "kind": "sink", "cost": "1ms"}],
+//!   "edges": [{"from": "src", "to": "out"}]
+//! }"#).unwrap();
+//! let spec = scenario::to_spec(&doc).unwrap();
+//! assert_eq!(spec.config.checkpoint_interval, Some(2_000_000));
+//! let fragment = scenario::encode_link(&scenario::from_spec(&spec));
+//! assert!(fragment.starts_with("z:"));
+//! let back = scenario::decode_link(&format!("https://example.org/#{fragment}")).unwrap();
+//! assert_eq!(scenario::to_spec(&back).unwrap(), spec);
+//!
+//! let err = scenario::parse_json(r#"{"version": 1, "operators": [{"id": "x", "kind": "teleport"}]}"#)
+//!     .unwrap_err();
+//! assert_eq!(err.path, "operators[0].kind");
+//! ```
+//!
 //! Modules: [`document`] (the serde types and the reader, with the defaults table),
 //! [`convert`] (document <-> `JobSpec`), [`link`] (URL fragment encoding), [`presets`]
 //! (named example scenarios), [`error`].
