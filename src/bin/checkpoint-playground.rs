@@ -1,3 +1,336 @@
-fn main() {
-    println!("checkpoint-playground: headless runner (in progress)");
+//! The headless runner (`shared/SCENARIO.md`): runs a scenario natively and prints a
+//! summary or the JSON report, turns a scenario into its playground link, lists presets.
+//!
+//! Exit status: 0 after a completed run (or `link`, `presets`, `--help`); 2 with exactly
+//! one line `error: <path>: <message>` on standard error for any invalid input — bad
+//! JSON, failed validation, a corrupted link, an unknown preset, an unknown flag, a file
+//! that cannot be read or written. Invalid input never panics.
+
+use checkpoint_playground::engine::report::Report;
+use checkpoint_playground::engine::time::{format_duration, parse_duration};
+use checkpoint_playground::engine::Engine;
+use checkpoint_playground::scenario::{self, Document, ScenarioError};
+use std::io::{Read, Write};
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+checkpoint-playground — Flink's checkpoint runtime, headless
+
+USAGE:
+  checkpoint-playground run SCENARIO.json|- [OPTIONS]   run a scenario file (- = stdin)
+  checkpoint-playground run --preset NAME [OPTIONS]     run a named preset
+  checkpoint-playground run --link URL-or-FRAGMENT [OPTIONS]
+                                                        run the scenario in a playground link
+  checkpoint-playground link SCENARIO.json|-            print the link fragment (#z:...)
+  checkpoint-playground link --preset NAME              ... of a preset
+  checkpoint-playground presets                         list preset names, one a line
+  checkpoint-playground show --preset NAME              print a preset's JSON
+  checkpoint-playground --help
+
+RUN OPTIONS:
+  --json                 print the full report as JSON instead of a summary
+  --until DURATION       stop at this virtual time (e.g. 90s) instead of the scenario's
+                         end; a time past the end extends the run
+  --set KEY=VALUE        override a Flink config option (repeatable), e.g.
+                         --set execution.checkpointing.unaligned.enabled=true
+  --sink-output FILE     write every committed sink record, one JSON object a line
+
+Exit status: 0 on success, 2 on invalid input (one line on stderr).";
+
+fn fail(path: impl Into<String>, message: impl Into<String>) -> ScenarioError {
+    ScenarioError::new(path, message)
+}
+
+/// Where the scenario comes from.
+enum Input {
+    File(String),
+    Preset(String),
+    Link(String),
+}
+
+#[derive(Default)]
+struct RunOptions {
+    input: Option<Input>,
+    json: bool,
+    until: Option<String>,
+    sets: Vec<String>,
+    sink_output: Option<String>,
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match dispatch(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            let line = e.to_string().replace(['\n', '\r'], " ");
+            eprintln!("error: {line}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn dispatch(args: &[String]) -> Result<(), ScenarioError> {
+    let Some(command) = args.first() else {
+        println!("{USAGE}");
+        return Ok(());
+    };
+    let rest = &args[1..];
+    match command.as_str() {
+        "-h" | "--help" | "help" => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        "presets" => {
+            if let Some(extra) = rest.first() {
+                return Err(fail(extra.as_str(), "unexpected argument to 'presets'"));
+            }
+            let mut out = std::io::stdout().lock();
+            for name in scenario::preset_names() {
+                writeln!(out, "{name}").ok();
+            }
+            Ok(())
+        }
+        "run" => run(parse_run(rest)?),
+        "link" => {
+            let opts = parse_run(rest)?;
+            if opts.json || opts.until.is_some() || opts.sink_output.is_some() {
+                return Err(fail("link", "takes only a scenario and --set options"));
+            }
+            let doc = load(&opts)?;
+            scenario::to_spec(&doc)?;
+            let fragment = format!("#{}", scenario::encode_link(&doc));
+            if let Some(warning) = scenario::link_warning(fragment.len()) {
+                eprintln!("warning: {warning}");
+            }
+            println!("{fragment}");
+            Ok(())
+        }
+        "show" => {
+            let opts = parse_run(rest)?;
+            let doc = load(&opts)?;
+            scenario::to_spec(&doc)?;
+            println!("{}", scenario::to_json_pretty(&doc));
+            Ok(())
+        }
+        other if other.starts_with('-') => Err(fail(other, "unknown option (see --help)")),
+        other => Err(fail(
+            other,
+            "unknown command (use run, link, presets, show or --help)",
+        )),
+    }
+}
+
+fn parse_run(args: &[String]) -> Result<RunOptions, ScenarioError> {
+    let mut o = RunOptions::default();
+    let mut it = args.iter();
+    let set_input = |o: &mut RunOptions, input: Input, flag: &str| {
+        if o.input.is_some() {
+            return Err(fail(
+                flag,
+                "only one scenario per run (a file, --preset or --link)",
+            ));
+        }
+        o.input = Some(input);
+        Ok(())
+    };
+    while let Some(arg) = it.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
+            _ => (arg.as_str(), None),
+        };
+        let mut value = |name: &str| -> Result<String, ScenarioError> {
+            match inline.clone().or_else(|| it.next().cloned()) {
+                Some(v) => Ok(v),
+                None => Err(fail(name, "needs a value")),
+            }
+        };
+        match flag {
+            "--json" => o.json = true,
+            "--until" => o.until = Some(value("--until")?),
+            "--set" => o.sets.push(value("--set")?),
+            "--sink-output" => o.sink_output = Some(value("--sink-output")?),
+            "--preset" => {
+                let v = value("--preset")?;
+                set_input(&mut o, Input::Preset(v), "--preset")?
+            }
+            "--link" => {
+                let v = value("--link")?;
+                set_input(&mut o, Input::Link(v), "--link")?
+            }
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                std::process::exit(0);
+            }
+            "-" => set_input(&mut o, Input::File("-".into()), "-")?,
+            f if f.starts_with('-') => return Err(fail(f, "unknown option (see --help)")),
+            file => set_input(&mut o, Input::File(file.into()), file)?,
+        }
+    }
+    Ok(o)
+}
+
+/// The document named by the options, with `--set` applied.
+fn load(o: &RunOptions) -> Result<Document, ScenarioError> {
+    let mut doc = match &o.input {
+        None => {
+            return Err(fail(
+                "arguments",
+                "no scenario given (a file, '-' for stdin, --preset NAME or --link URL)",
+            ))
+        }
+        Some(Input::Preset(name)) => scenario::preset(name).ok_or_else(|| {
+            fail(
+                format!("--preset {name}"),
+                format!(
+                    "unknown preset (known: {})",
+                    scenario::preset_names().join(", ")
+                ),
+            )
+        })?,
+        Some(Input::Link(link)) => scenario::decode_link(link)?,
+        Some(Input::File(path)) => {
+            let mut text = String::new();
+            let read = if path == "-" {
+                std::io::stdin().read_to_string(&mut text).map(|_| ())
+            } else {
+                std::fs::read_to_string(path).map(|t| text = t)
+            };
+            read.map_err(|e| fail(path.as_str(), format!("cannot read: {e}")))?;
+            scenario::parse_json(&text)?
+        }
+    };
+    for set in &o.sets {
+        let Some((key, value)) = set.split_once('=') else {
+            return Err(fail(
+                format!("--set {set}"),
+                "expected KEY=VALUE, e.g. execution.checkpointing.interval=1s",
+            ));
+        };
+        doc.set_config(key.trim(), value.trim())?;
+    }
+    Ok(doc)
+}
+
+fn run(o: RunOptions) -> Result<(), ScenarioError> {
+    let doc = load(&o)?;
+    let mut spec = scenario::to_spec(&doc)?;
+    let until = match &o.until {
+        Some(t) => Some(parse_duration(t).map_err(|m| fail("--until", m))?),
+        None => None,
+    };
+    // `--until` past the scenario's end extends the run.
+    if let Some(t) = until.filter(|t| *t > spec.duration) {
+        spec.duration = t;
+        spec.validate()
+            .map_err(|e| fail("--until", format!("{}: {}", e.path, e.message)))?;
+    }
+    // Create the output file before running so a bad path fails fast.
+    let mut sink_file = match &o.sink_output {
+        Some(path) => Some(
+            std::fs::File::create(path)
+                .map(std::io::BufWriter::new)
+                .map_err(|e| fail(path.as_str(), format!("cannot write: {e}")))?,
+        ),
+        None => None,
+    };
+    let mut engine = Engine::new(spec)?;
+    match until {
+        Some(t) => engine.run_until(t),
+        None => engine.run_to_end(),
+    }
+    let report = engine.report();
+    if let (Some(file), Some(path)) = (sink_file.as_mut(), &o.sink_output) {
+        let write_err = |e: std::io::Error| fail(path.as_str(), format!("cannot write: {e}"));
+        for record in engine.sink_output() {
+            let line = serde_json::to_string(&record).expect("sink records serialize");
+            writeln!(file, "{line}").map_err(write_err)?;
+        }
+        file.flush().map_err(write_err)?;
+    }
+    let mut out = std::io::stdout().lock();
+    if o.json {
+        let json = serde_json::to_string_pretty(&report).expect("reports serialize");
+        writeln!(out, "{json}").ok();
+    } else {
+        write!(out, "{}", summary(&report)).ok();
+    }
+    Ok(())
+}
+
+fn ms(v: f64) -> String {
+    format_duration((v * 1000.0).round().max(0.0) as u64)
+}
+
+/// The short human summary printed without `--json`.
+fn summary(r: &Report) -> String {
+    let mut s = String::new();
+    let status = if r.job_status.is_empty() {
+        String::new()
+    } else {
+        format!(", job {}", r.job_status)
+    };
+    s += &format!(
+        "{} (seed {}): {} of virtual time, {}{status}\n",
+        r.name,
+        r.seed,
+        ms(r.virtual_time_ms as f64),
+        if r.finished {
+            "finished"
+        } else {
+            "not finished"
+        },
+    );
+    let count = |status: &str| r.checkpoints.iter().filter(|c| c.status == status).count();
+    let completed = count("completed");
+    let failed = r.checkpoints.len() - completed - count("in_progress");
+    let unaligned = r
+        .checkpoints
+        .iter()
+        .filter(|c| c.status == "completed" && c.unaligned)
+        .count();
+    let mut e2e: Vec<f64> = r
+        .checkpoints
+        .iter()
+        .filter(|c| c.status == "completed")
+        .filter_map(|c| c.end_to_end_ms)
+        .collect();
+    e2e.sort_by(f64::total_cmp);
+    let median = match e2e.len() {
+        0 => "-".to_string(),
+        n => ms(e2e[n / 2]),
+    };
+    s += &format!(
+        "checkpoints: {completed} completed ({unaligned} unaligned), {failed} failed; median end-to-end {median}\n"
+    );
+    for f in &r.failures {
+        let restored = match (&f.restore_error, f.restored_checkpoint) {
+            (Some(err), _) => format!("restore refused: {err}"),
+            (None, Some(id)) => format!("restored checkpoint {id}"),
+            (None, None) => "restarted from scratch".to_string(),
+        };
+        s += &format!(
+            "failure: {}#{} at {}: {restored}, replayed {} records, lost {}\n",
+            f.operator,
+            f.subtask,
+            ms(f.at_ms),
+            f.replayed_records,
+            f.lost_records
+        );
+    }
+    for k in &r.sinks {
+        s += &format!(
+            "sink {} ({}): {} committed, {} duplicates, {} lost — {}\n",
+            k.operator,
+            k.delivery,
+            k.committed_records,
+            k.duplicates,
+            k.lost,
+            if k.exactly_once {
+                "exactly-once"
+            } else {
+                "NOT exactly-once"
+            }
+        );
+    }
+    s
 }

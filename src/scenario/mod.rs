@@ -1,1 +1,120 @@
-//! placeholder
+//! The scenario layer: the versioned JSON document, its conversion to and from the
+//! engine's job, presets, and links — everything the playground, the URL, the headless
+//! runner and the tests share. No web dependency.
+//!
+//! Contract (`shared/SCENARIO.md`): a scenario is one JSON document with `"version": 1`;
+//! reading it either gives a [`Document`] or a [`ScenarioError`] naming the offending
+//! field (`path: message`). The flow is
+//! `text --parse_json--> Document --to_spec--> JobSpec --Engine::new--> run`, and back
+//! `JobSpec --from_spec--> Document --encode_link--> "z:…"` for a link that replays
+//! exactly what the user did. `to_spec(&from_spec(&spec)) == Ok(spec)` for every valid
+//! spec, and `decode_link(&encode_link(&doc)) == Ok(doc)` for every document.
+//!
+//! ```
+//! use checkpoint_playground::scenario;
+//! let doc = scenario::parse_json(r#"{
+//!   "version": 1, "name": "tiny", "duration": "10s",
+//!   "config": {"execution.checkpointing.interval": "2s"},
+//!   "operators": [{"id": "src", "kind": "source", "rate": 500},
+//!                 {"id": "out", "kind": "sink", "cost": "1ms"}],
+//!   "edges": [{"from": "src", "to": "out"}]
+//! }"#).unwrap();
+//! let spec = scenario::to_spec(&doc).unwrap();
+//! assert_eq!(spec.config.checkpoint_interval, Some(2_000_000));
+//! let fragment = scenario::encode_link(&scenario::from_spec(&spec));
+//! assert!(fragment.starts_with("z:"));
+//! let back = scenario::decode_link(&format!("https://example.org/#{fragment}")).unwrap();
+//! assert_eq!(scenario::to_spec(&back).unwrap(), spec);
+//!
+//! let err = scenario::parse_json(r#"{"version": 1, "operators": [{"id": "x", "kind": "teleport"}]}"#)
+//!     .unwrap_err();
+//! assert_eq!(err.path, "operators[0].kind");
+//! ```
+//!
+//! Modules: [`document`] (the serde types and the reader, with the defaults table),
+//! [`convert`] (document <-> `JobSpec`), [`link`] (URL fragment encoding), [`presets`]
+//! (named example scenarios), [`error`].
+
+pub mod convert;
+pub mod document;
+pub mod error;
+pub mod link;
+pub mod presets;
+
+pub use document::{
+    ActionDoc, ConfigValue, Document, EdgeDoc, EventDoc, Kind, OperatorDoc, SizeValue,
+    CURRENT_VERSION,
+};
+pub use error::ScenarioError;
+
+use crate::engine::config::canonical_key;
+use crate::engine::spec::JobSpec;
+
+/// Reads a scenario document from JSON text (syntax, version, field names and types).
+pub fn parse_json(text: &str) -> Result<Document, ScenarioError> {
+    Document::from_json(text)
+}
+
+/// The validated engine job a document describes.
+pub fn to_spec(doc: &Document) -> Result<JobSpec, ScenarioError> {
+    convert::to_spec(doc)
+}
+
+/// The document describing an engine job, with defaults left out.
+pub fn from_spec(spec: &JobSpec) -> Document {
+    convert::from_spec(spec)
+}
+
+/// The document as pretty JSON (what "export" and `--help` examples show).
+pub fn to_json_pretty(doc: &Document) -> String {
+    doc.to_json_pretty()
+}
+
+/// The URL fragment (without `#`) that opens `doc`: `z:` + base64url(deflate(JSON)).
+pub fn encode_link(doc: &Document) -> String {
+    link::encode(doc)
+}
+
+/// The document in a link: a whole URL, `#z:…` or `z:…`.
+pub fn decode_link(text: &str) -> Result<Document, ScenarioError> {
+    link::decode(text)
+}
+
+/// A warning text for a link of `len` characters that is long enough to be cut off.
+pub fn link_warning(len: usize) -> Option<String> {
+    link::link_warning(len)
+}
+
+/// A named example scenario, or `None`.
+pub fn preset(name: &str) -> Option<Document> {
+    presets::preset(name)
+}
+
+/// The names of all presets, in the order the playground lists them.
+pub fn preset_names() -> &'static [&'static str] {
+    presets::NAMES
+}
+
+/// The scenario the playground opens with (and falls back to after a bad link).
+pub fn default_document() -> Document {
+    presets::preset(presets::DEFAULT).expect("the default preset exists")
+}
+
+impl Document {
+    /// Sets a config option in Flink syntax over the document (`--set KEY=VALUE`, a UI
+    /// edit). An old alias is stored under the current key, replacing any spelling of
+    /// the same option; the value is checked when the document is converted.
+    pub fn set_config(&mut self, key: &str, value: &str) -> Result<(), ScenarioError> {
+        let Some(canonical) = canonical_key(key) else {
+            let e = crate::engine::config::EngineConfig::default()
+                .set(key, value)
+                .unwrap_err();
+            return Err(convert::config_error(format!("config.{key}"), key, e));
+        };
+        self.config
+            .retain(|k, _| canonical_key(k) != Some(canonical));
+        self.config
+            .insert(canonical.to_string(), ConfigValue::Text(value.to_string()));
+        Ok(())
+    }
+}

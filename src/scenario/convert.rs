@@ -1,0 +1,452 @@
+//! Document <-> engine job: [`to_spec`] and [`from_spec`].
+//!
+//! [`to_spec`] gives every omitted field its documented default (table in `document`),
+//! parses durations and sizes with the engine's own `time` functions, applies `config`
+//! through `EngineConfig::set` (JSON numbers and booleans become their Flink string form;
+//! an old alias and its current key given together is an error), and finally runs
+//! `JobSpec::validate`. Every error names the field (`operators[2].cost`,
+//! `config.execution.checkpointing.interval`, `events[0].at`).
+//!
+//! [`from_spec`] goes back, e.g. after the UI recorded a user action into the engine's
+//! spec: it writes only what differs from the defaults (config keys that differ from
+//! Flink's default, operator fields that differ from the kind's default), with durations
+//! and sizes in the largest unit that states them exactly (`"10min"`, `"250us"`, `"4kb"`).
+//! The contract, tested for every preset and every config key:
+//! `to_spec(&from_spec(&spec)) == Ok(spec)` for any valid spec.
+
+use super::document::{
+    ActionDoc, ConfigValue, Document, EdgeDoc, EventDoc, Kind, OperatorDoc, SizeValue,
+    CURRENT_VERSION,
+};
+use super::error::ScenarioError;
+use crate::engine::config::{canonical_key, CheckpointingMode, ConfigError, EngineConfig, KEYS};
+use crate::engine::spec::{
+    Action, EdgeSpec, JobSpec, OperatorKind, OperatorSpec, Partitioner, SinkDelivery, SourceSpec,
+    TimedAction,
+};
+use crate::engine::time::{parse_duration, parse_size, Micros};
+
+/// Defaults for omitted operator fields (see the table in `document`).
+pub mod defaults {
+    use super::Micros;
+    pub const PARALLELISM: u32 = 1;
+    pub const SOURCE_COST: Micros = 0;
+    pub const MAP_COST: Micros = 100;
+    pub const FLAT_MAP_COST: Micros = 100;
+    pub const KEYED_AGGREGATE_COST: Micros = 200;
+    pub const SINK_COST: Micros = 100;
+    pub const RATE: f64 = 1000.0;
+    pub const RECORD_SIZE: u32 = 256;
+    pub const KEYS: u32 = 64;
+    pub const SKEW: f64 = 0.0;
+    pub const FAN_OUT: u32 = 2;
+}
+
+fn default_cost(kind: Kind) -> Micros {
+    match kind {
+        Kind::Source => defaults::SOURCE_COST,
+        Kind::Map => defaults::MAP_COST,
+        Kind::FlatMap => defaults::FLAT_MAP_COST,
+        Kind::KeyedAggregate => defaults::KEYED_AGGREGATE_COST,
+        Kind::Sink => defaults::SINK_COST,
+    }
+}
+
+fn duration_at(text: &str, path: impl Into<String>) -> Result<Micros, ScenarioError> {
+    parse_duration(text).map_err(|m| ScenarioError::new(path, m))
+}
+
+/// Flink's default partitioner: forward between equal parallelisms, else rebalance.
+fn default_partitioner(ops: &[OperatorSpec], from: &str, to: &str) -> Partitioner {
+    let p = |id: &str| ops.iter().find(|o| o.id == id).map(|o| o.parallelism);
+    match (p(from), p(to)) {
+        (Some(a), Some(b)) if a == b => Partitioner::Forward,
+        _ => Partitioner::Rebalance,
+    }
+}
+
+/// The engine job a document describes, validated.
+pub fn to_spec(doc: &Document) -> Result<JobSpec, ScenarioError> {
+    if doc.version != CURRENT_VERSION {
+        return Err(ScenarioError::new(
+            "version",
+            format!(
+                "scenario version {} is not the one this playground understands ({CURRENT_VERSION})",
+                doc.version
+            ),
+        ));
+    }
+    let duration = duration_at(&doc.duration, "duration")?;
+    let config = build_config(doc)?;
+    let mut operators = Vec::with_capacity(doc.operators.len());
+    for (i, o) in doc.operators.iter().enumerate() {
+        operators.push(operator_spec(o, &format!("operators[{i}]"))?);
+    }
+    let edges = doc
+        .edges
+        .iter()
+        .map(|e| EdgeSpec {
+            from: e.from.clone(),
+            to: e.to.clone(),
+            partitioner: e
+                .partitioner
+                .unwrap_or_else(|| default_partitioner(&operators, &e.from, &e.to)),
+        })
+        .collect();
+    let mut events = Vec::with_capacity(doc.events.len());
+    for (i, e) in doc.events.iter().enumerate() {
+        let p = format!("events[{i}]");
+        let at = duration_at(&e.at, format!("{p}.at"))?;
+        let action = match &e.action {
+            ActionDoc::SetCost { operator, cost } => Action::SetCost {
+                operator: operator.clone(),
+                cost: duration_at(cost, format!("{p}.set_cost.cost"))?,
+            },
+            ActionDoc::SetRate { operator, rate } => Action::SetRate {
+                operator: operator.clone(),
+                rate: *rate,
+            },
+            ActionDoc::Fail { operator, subtask } => Action::Fail {
+                operator: operator.clone(),
+                subtask: *subtask,
+            },
+            ActionDoc::TriggerCheckpoint => Action::TriggerCheckpoint,
+            ActionDoc::SetConfig { key, value } => {
+                if canonical_key(key).is_none() {
+                    let e = EngineConfig::default().set(key, "").unwrap_err();
+                    return Err(config_error(format!("{p}.set_config.key"), key, e));
+                }
+                Action::SetConfig {
+                    key: key.clone(),
+                    value: value.to_flink_string(),
+                }
+            }
+            ActionDoc::SetPartitioner {
+                from,
+                to,
+                partitioner,
+            } => Action::SetPartitioner {
+                from: from.clone(),
+                to: to.clone(),
+                partitioner: *partitioner,
+            },
+        };
+        events.push(TimedAction { at, action });
+    }
+    let spec = JobSpec {
+        name: doc.name.clone(),
+        seed: doc.seed,
+        duration,
+        config,
+        operators,
+        edges,
+        events,
+    };
+    spec.validate()?;
+    Ok(spec)
+}
+
+fn build_config(doc: &Document) -> Result<EngineConfig, ScenarioError> {
+    let mut config = EngineConfig::default();
+    let mut seen: Vec<(&'static str, &str)> = Vec::new();
+    for (key, value) in &doc.config {
+        let path = format!("config.{key}");
+        if let Some(canonical) = canonical_key(key) {
+            if let Some((_, other)) = seen.iter().find(|(c, _)| *c == canonical) {
+                return Err(ScenarioError::new(
+                    path,
+                    format!("is the same option as '{other}'; give it once"),
+                ));
+            }
+            seen.push((canonical, key));
+        }
+        config
+            .set(key, &value.to_flink_string())
+            .map_err(|e| config_error(path, key, e))?;
+    }
+    Ok(config)
+}
+
+/// A config error at `path`; an unknown key is named in the message too.
+pub(crate) fn config_error(path: impl Into<String>, key: &str, e: ConfigError) -> ScenarioError {
+    const UNKNOWN: &str = "unknown configuration key";
+    let message = match e.message.strip_prefix(UNKNOWN) {
+        Some(rest) => format!("{UNKNOWN} '{key}'{rest}"),
+        None => e.message,
+    };
+    ScenarioError::new(path, message)
+}
+
+fn operator_spec(o: &OperatorDoc, path: &str) -> Result<OperatorSpec, ScenarioError> {
+    let at = |f: &str| format!("{path}.{f}");
+    let cost = match &o.cost {
+        Some(c) => duration_at(c, at("cost"))?,
+        None => default_cost(o.kind),
+    };
+    let kind = match o.kind {
+        Kind::Source => {
+            let record_size = match &o.record_size {
+                None => defaults::RECORD_SIZE,
+                Some(SizeValue::Bytes(b)) => u32::try_from(*b).unwrap_or(u32::MAX),
+                Some(SizeValue::Text(t)) => {
+                    let b = parse_size(t).map_err(|m| ScenarioError::new(at("record_size"), m))?;
+                    u32::try_from(b).unwrap_or(u32::MAX)
+                }
+            };
+            OperatorKind::Source(SourceSpec {
+                rate: o.rate.unwrap_or(defaults::RATE),
+                records: o.records,
+                record_size,
+                keys: o.keys.unwrap_or(defaults::KEYS),
+                skew: o.skew.unwrap_or(defaults::SKEW),
+                legacy: o.legacy.unwrap_or(false),
+                retention: match &o.retention {
+                    Some(r) => Some(duration_at(r, at("retention"))?),
+                    None => None,
+                },
+            })
+        }
+        Kind::Map => OperatorKind::Map,
+        Kind::FlatMap => OperatorKind::FlatMap {
+            fan_out: o.fan_out.unwrap_or(defaults::FAN_OUT),
+        },
+        Kind::KeyedAggregate => OperatorKind::KeyedAggregate,
+        Kind::Sink => OperatorKind::Sink {
+            delivery: o.delivery.unwrap_or(SinkDelivery::TwoPhaseCommit),
+        },
+    };
+    Ok(OperatorSpec {
+        id: o.id.clone(),
+        kind,
+        parallelism: o.parallelism.unwrap_or(defaults::PARALLELISM),
+        cost,
+    })
+}
+
+/// The document describing `spec`, with defaults left out.
+pub fn from_spec(spec: &JobSpec) -> Document {
+    let default_config = EngineConfig::default();
+    let config = KEYS
+        .iter()
+        .filter_map(|k| {
+            let v = config_value(k.key, &spec.config)?;
+            (Some(&v) != config_value(k.key, &default_config).as_ref())
+                .then(|| (k.key.to_string(), v))
+        })
+        .collect();
+    let operators = spec.operators.iter().map(operator_doc).collect();
+    let edges = spec
+        .edges
+        .iter()
+        .map(|e| EdgeDoc {
+            from: e.from.clone(),
+            to: e.to.clone(),
+            partitioner: Some(e.partitioner),
+        })
+        .collect();
+    let events = spec
+        .events
+        .iter()
+        .map(|e| EventDoc {
+            at: duration_text(e.at),
+            action: match &e.action {
+                Action::SetCost { operator, cost } => ActionDoc::SetCost {
+                    operator: operator.clone(),
+                    cost: duration_text(*cost),
+                },
+                Action::SetRate { operator, rate } => ActionDoc::SetRate {
+                    operator: operator.clone(),
+                    rate: *rate,
+                },
+                Action::Fail { operator, subtask } => ActionDoc::Fail {
+                    operator: operator.clone(),
+                    subtask: *subtask,
+                },
+                Action::TriggerCheckpoint => ActionDoc::TriggerCheckpoint,
+                Action::SetConfig { key, value } => ActionDoc::SetConfig {
+                    key: key.clone(),
+                    value: ConfigValue::Text(value.clone()),
+                },
+                Action::SetPartitioner {
+                    from,
+                    to,
+                    partitioner,
+                } => ActionDoc::SetPartitioner {
+                    from: from.clone(),
+                    to: to.clone(),
+                    partitioner: *partitioner,
+                },
+            },
+        })
+        .collect();
+    Document {
+        version: CURRENT_VERSION,
+        name: spec.name.clone(),
+        description: None,
+        seed: spec.seed,
+        duration: duration_text(spec.duration),
+        config,
+        operators,
+        edges,
+        events,
+    }
+}
+
+fn operator_doc(o: &OperatorSpec) -> OperatorDoc {
+    let kind = match o.kind {
+        OperatorKind::Source(_) => Kind::Source,
+        OperatorKind::Map => Kind::Map,
+        OperatorKind::FlatMap { .. } => Kind::FlatMap,
+        OperatorKind::KeyedAggregate => Kind::KeyedAggregate,
+        OperatorKind::Sink { .. } => Kind::Sink,
+    };
+    let mut d = OperatorDoc::new(o.id.clone(), kind);
+    d.parallelism = Some(o.parallelism);
+    d.cost = (o.cost != default_cost(kind)).then(|| duration_text(o.cost));
+    match &o.kind {
+        OperatorKind::Source(s) => {
+            d.rate = (s.rate != defaults::RATE).then_some(s.rate);
+            d.records = s.records;
+            d.record_size = (s.record_size != defaults::RECORD_SIZE)
+                .then_some(SizeValue::Bytes(s.record_size as u64));
+            d.keys = (s.keys != defaults::KEYS).then_some(s.keys);
+            d.skew = (s.skew != defaults::SKEW).then_some(s.skew);
+            d.legacy = s.legacy.then_some(true);
+            d.retention = s.retention.map(duration_text);
+        }
+        OperatorKind::FlatMap { fan_out } => {
+            d.fan_out = (*fan_out != defaults::FAN_OUT).then_some(*fan_out);
+        }
+        OperatorKind::Sink { delivery } => {
+            d.delivery = (*delivery != SinkDelivery::TwoPhaseCommit).then_some(*delivery);
+        }
+        OperatorKind::Map | OperatorKind::KeyedAggregate => {}
+    }
+    d
+}
+
+/// A duration in the largest unit that states it exactly: `10min`, `2s`, `100ms`, `250us`.
+pub fn duration_text(us: Micros) -> String {
+    const MIN: Micros = 60_000_000;
+    if us == 0 {
+        "0s".into()
+    } else if us.is_multiple_of(MIN) {
+        format!("{}min", us / MIN)
+    } else if us.is_multiple_of(1_000_000) {
+        format!("{}s", us / 1_000_000)
+    } else if us.is_multiple_of(1_000) {
+        format!("{}ms", us / 1_000)
+    } else {
+        format!("{us}us")
+    }
+}
+
+/// A size in the largest unit that states it exactly: `1mb`, `4kb`, `300b`.
+pub fn size_text(bytes: u64) -> String {
+    if bytes != 0 && bytes.is_multiple_of(1 << 20) {
+        format!("{}mb", bytes >> 20)
+    } else if bytes != 0 && bytes.is_multiple_of(1024) {
+        format!("{}kb", bytes >> 10)
+    } else {
+        format!("{bytes}b")
+    }
+}
+
+/// The value of `key` in `c`, as `from_spec` writes it; `None` for a key this layer
+/// does not know (a test checks every key of `KEYS` is known).
+pub fn config_value(key: &str, c: &EngineConfig) -> Option<ConfigValue> {
+    use ConfigValue::{Bool, Number, Text};
+    let dur = |v: Micros| Some(Text(duration_text(v)));
+    let size = |v: u64| Some(Text(size_text(v)));
+    let count = |v: u32| Some(Number(v.into()));
+    match key {
+        "execution.checkpointing.interval" => Some(Text(match c.checkpoint_interval {
+            None => "none".into(),
+            Some(v) => duration_text(v),
+        })),
+        "execution.checkpointing.mode" => Some(Text(
+            match c.mode {
+                CheckpointingMode::ExactlyOnce => "EXACTLY_ONCE",
+                CheckpointingMode::AtLeastOnce => "AT_LEAST_ONCE",
+            }
+            .into(),
+        )),
+        "execution.checkpointing.unaligned.enabled" => Some(Bool(c.unaligned)),
+        "execution.checkpointing.unaligned.forced" => Some(Bool(c.unaligned_forced)),
+        "execution.checkpointing.aligned-checkpoint-timeout" => dur(c.aligned_checkpoint_timeout),
+        "execution.checkpointing.timeout" => dur(c.checkpoint_timeout),
+        "execution.checkpointing.min-pause" => dur(c.min_pause),
+        "execution.checkpointing.max-concurrent-checkpoints" => count(c.max_concurrent),
+        "execution.checkpointing.tolerable-failed-checkpoints" => count(c.tolerable_failed),
+        "execution.checkpointing.unaligned.max-subtasks-per-channel-state-file" => {
+            count(c.max_subtasks_per_channel_state_file)
+        }
+        "execution.checkpointing.recover-without-channel-state.checkpoint-id" => {
+            Some(Number(c.recover_without_channel_state_checkpoint_id.into()))
+        }
+        "taskmanager.memory.segment-size" => size(c.segment_size as u64),
+        "taskmanager.memory.min-segment-size" => size(c.min_segment_size as u64),
+        "taskmanager.network.memory.buffers-per-channel" => count(c.buffers_per_channel),
+        "taskmanager.network.memory.floating-buffers-per-gate" => {
+            count(c.floating_buffers_per_gate)
+        }
+        "taskmanager.network.memory.max-buffers-per-channel" => count(c.max_buffers_per_channel),
+        "taskmanager.network.memory.max-overdraft-buffers-per-gate" => {
+            count(c.max_overdraft_buffers_per_gate)
+        }
+        "execution.buffer-timeout.interval" => dur(c.buffer_timeout),
+        "taskmanager.network.memory.buffer-debloat.enabled" => Some(Bool(c.debloat_enabled)),
+        "taskmanager.network.memory.buffer-debloat.target" => dur(c.debloat_target),
+        "taskmanager.network.memory.buffer-debloat.period" => dur(c.debloat_period),
+        "taskmanager.network.memory.buffer-debloat.samples" => count(c.debloat_samples),
+        "taskmanager.network.memory.buffer-debloat.threshold-percentages" => {
+            count(c.debloat_threshold_percentages)
+        }
+        "state.storage.fs.memory-threshold" => size(c.memory_threshold),
+        "restart-strategy.fixed-delay.delay" => dur(c.restart_delay),
+        "playground.network.latency" => dur(c.network_latency),
+        "playground.rpc.latency" => dur(c.rpc_latency),
+        "playground.storage.throughput" => size(c.storage_throughput),
+        "playground.storage.file-cost" => dur(c.storage_file_cost),
+        "playground.state.bytes-per-key" => size(c.state_bytes_per_key as u64),
+        "playground.task.availability-check" => Some(Bool(c.availability_check)),
+        "playground.source.legacy-compat" => Some(Bool(c.legacy_source_compat)),
+        "playground.serializer.version" => count(c.serializer_version),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_engine_key_has_a_writer() {
+        let c = EngineConfig::default();
+        for k in KEYS {
+            assert!(config_value(k.key, &c).is_some(), "{} has no writer", k.key);
+        }
+    }
+
+    #[test]
+    fn texts_are_exact() {
+        for us in [
+            0,
+            1,
+            999,
+            1_000,
+            1_500,
+            2_000_000,
+            2_500_000,
+            600_000_000,
+            90_000_000,
+        ] {
+            assert_eq!(parse_duration(&duration_text(us)).unwrap(), us);
+        }
+        for b in [0, 1, 300, 1024, 4096, 1 << 20, 3 << 20, 1025] {
+            assert_eq!(parse_size(&size_text(b)).unwrap(), b);
+        }
+        assert_eq!(duration_text(600_000_000), "10min");
+        assert_eq!(size_text(4096), "4kb");
+    }
+}

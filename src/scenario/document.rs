@@ -1,0 +1,875 @@
+//! The versioned scenario document (format v1 of `shared/SCENARIO.md`) and its reader.
+//!
+//! A [`Document`] is the JSON a user writes, a link carries and the headless runner
+//! reads: `version`, `name`, `seed`, `duration`, a `config` map keyed by Flink's option
+//! names, `operators`, `edges` and timed `events`. It keeps the author's text (durations
+//! stay `"5ms"`, config values stay as written) so that it can be shown and edited; turning
+//! it into the engine's [`JobSpec`](crate::engine::spec::JobSpec) is `convert`'s job.
+//!
+//! [`Document::from_json`] reads the JSON by hand rather than through derived
+//! `Deserialize`, so that every error names its field by path (`operators[1].fan_out`):
+//! a wrong type, an unknown field (with a suggestion when it is a near miss), a field that
+//! belongs to another operator kind, an unknown kind or partitioner. The `version` is
+//! checked first, so a document from a newer playground says so instead of failing on a
+//! field this one does not know. Serializing (`serde::Serialize`) writes the same shape
+//! back, omitting optional fields that are absent.
+//!
+//! Extensions beyond SCENARIO.md (allowed by it): an optional `description` paragraph at
+//! the top level, an optional `parallelism` (default 1), an optional edge `partitioner`
+//! (Flink's rule: `forward` between equal parallelisms, else `rebalance`), and the event
+//! `set_partitioner`.
+//!
+//! Defaults for omitted operator fields (applied by `convert`, kept out of exported
+//! documents by `convert::from_spec`):
+//!
+//! | field         | applies to        | default            |
+//! |---------------|-------------------|--------------------|
+//! | `parallelism` | every kind        | 1                  |
+//! | `cost`        | `source`          | `0us` (rate-bound) |
+//! | `cost`        | `map`, `flat_map` | `100us`            |
+//! | `cost`        | `keyed_aggregate` | `200us`            |
+//! | `cost`        | `sink`            | `100us`            |
+//! | `rate`        | `source`          | 1000 records/s per subtask |
+//! | `records`     | `source`          | unbounded          |
+//! | `record_size` | `source`          | 256 (bytes; a number or `"1kb"`) |
+//! | `keys`        | `source`          | 64                 |
+//! | `skew`        | `source`          | 0 (uniform)        |
+//! | `legacy`      | `source`          | false              |
+//! | `retention`   | `source`          | infinite           |
+//! | `fan_out`     | `flat_map`        | 2                  |
+//! | `delivery`    | `sink`            | `two_phase_commit` |
+//!
+//! Top-level defaults: `name` "Untitled scenario", `seed` 1, `duration` "60s", empty
+//! `config` (Flink's defaults, see `engine::config::KEYS`), no `edges`, no `events`.
+//! `version` is required. In events, `fail.subtask` defaults to 0 and
+//! `trigger_checkpoint` takes `{}` (or `true`). A `null` value counts as omitted.
+
+use super::error::ScenarioError;
+use crate::engine::spec::{Partitioner, SinkDelivery};
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+/// The newest document version this playground reads and the one it writes.
+pub const CURRENT_VERSION: u64 = 1;
+
+pub const DEFAULT_NAME: &str = "Untitled scenario";
+pub const DEFAULT_SEED: u64 = 1;
+pub const DEFAULT_DURATION: &str = "60s";
+
+/// One scenario, as written by its author.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Document {
+    pub version: u64,
+    pub name: String,
+    /// What the scenario shows and what to watch (an extension; the engine ignores it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    pub seed: u64,
+    /// Virtual run length, e.g. `"60s"`.
+    pub duration: String,
+    /// Flink option name -> value in Flink's syntax (JSON string, number or bool).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub config: BTreeMap<String, ConfigValue>,
+    pub operators: Vec<OperatorDoc>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub edges: Vec<EdgeDoc>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<EventDoc>,
+}
+
+/// A config value as JSON allows it: `"2s"`, `8`, `true`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum ConfigValue {
+    Bool(bool),
+    Number(serde_json::Number),
+    Text(String),
+}
+
+impl ConfigValue {
+    /// The value in Flink's string syntax, as `EngineConfig::set` takes it.
+    pub fn to_flink_string(&self) -> String {
+        match self {
+            ConfigValue::Bool(b) => b.to_string(),
+            ConfigValue::Number(n) => n.to_string(),
+            ConfigValue::Text(s) => s.clone(),
+        }
+    }
+}
+
+/// The kinds of operators a document may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Source,
+    Map,
+    FlatMap,
+    KeyedAggregate,
+    Sink,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 5] = [
+        Kind::Source,
+        Kind::Map,
+        Kind::FlatMap,
+        Kind::KeyedAggregate,
+        Kind::Sink,
+    ];
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Source => "source",
+            Kind::Map => "map",
+            Kind::FlatMap => "flat_map",
+            Kind::KeyedAggregate => "keyed_aggregate",
+            Kind::Sink => "sink",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.name() == s)
+    }
+}
+
+/// A record size: a number of bytes (`256`) or a size with a unit (`"1kb"`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum SizeValue {
+    Bytes(u64),
+    Text(String),
+}
+
+/// One operator. Kind-specific fields are `None` when omitted (see the defaults table).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct OperatorDoc {
+    pub id: String,
+    pub kind: Kind,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parallelism: Option<u32>,
+    /// Virtual processing time per record, e.g. `"200us"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<String>,
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "compact_f64_opt"
+    )]
+    pub rate: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub records: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record_size: Option<SizeValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub keys: Option<u32>,
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "compact_f64_opt"
+    )]
+    pub skew: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub legacy: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retention: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fan_out: Option<u32>,
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "delivery_opt"
+    )]
+    pub delivery: Option<SinkDelivery>,
+}
+
+impl OperatorDoc {
+    /// An operator of `kind` with every optional field omitted.
+    pub fn new(id: impl Into<String>, kind: Kind) -> Self {
+        OperatorDoc {
+            id: id.into(),
+            kind,
+            parallelism: None,
+            cost: None,
+            rate: None,
+            records: None,
+            record_size: None,
+            keys: None,
+            skew: None,
+            legacy: None,
+            retention: None,
+            fan_out: None,
+            delivery: None,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EdgeDoc {
+    pub from: String,
+    pub to: String,
+    /// Omitted: `forward` between equal parallelisms, else `rebalance` (Flink's rule).
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "partitioner_opt"
+    )]
+    pub partitioner: Option<Partitioner>,
+}
+
+/// A timed user action: `{"at": "20s", "set_cost": {...}}`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EventDoc {
+    pub at: String,
+    pub action: ActionDoc,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ActionDoc {
+    SetCost {
+        operator: String,
+        cost: String,
+    },
+    SetRate {
+        operator: String,
+        rate: f64,
+    },
+    Fail {
+        operator: String,
+        subtask: u32,
+    },
+    TriggerCheckpoint,
+    SetConfig {
+        key: String,
+        value: ConfigValue,
+    },
+    SetPartitioner {
+        from: String,
+        to: String,
+        partitioner: Partitioner,
+    },
+}
+
+impl ActionDoc {
+    /// The JSON field naming the action.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ActionDoc::SetCost { .. } => "set_cost",
+            ActionDoc::SetRate { .. } => "set_rate",
+            ActionDoc::Fail { .. } => "fail",
+            ActionDoc::TriggerCheckpoint => "trigger_checkpoint",
+            ActionDoc::SetConfig { .. } => "set_config",
+            ActionDoc::SetPartitioner { .. } => "set_partitioner",
+        }
+    }
+}
+
+const ACTIONS: [&str; 6] = [
+    "set_cost",
+    "set_rate",
+    "fail",
+    "trigger_checkpoint",
+    "set_config",
+    "set_partitioner",
+];
+
+impl Serialize for EventDoc {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("at", &self.at)?;
+        let body = match &self.action {
+            ActionDoc::SetCost { operator, cost } => {
+                serde_json::json!({"operator": operator, "cost": cost})
+            }
+            ActionDoc::SetRate { operator, rate } => {
+                serde_json::json!({"operator": operator, "rate": compact_number(*rate)})
+            }
+            ActionDoc::Fail { operator, subtask } => {
+                serde_json::json!({"operator": operator, "subtask": subtask})
+            }
+            ActionDoc::TriggerCheckpoint => serde_json::json!({}),
+            ActionDoc::SetConfig { key, value } => serde_json::json!({"key": key, "value": value}),
+            ActionDoc::SetPartitioner {
+                from,
+                to,
+                partitioner,
+            } => serde_json::json!({"from": from, "to": to, "partitioner": partitioner.name()}),
+        };
+        m.serialize_entry(self.action.name(), &body)?;
+        m.end()
+    }
+}
+
+/// Writes whole numbers without `.0` (`2000`, not `2000.0`).
+fn compact_number(v: f64) -> Value {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        Value::from(v as i64)
+    } else {
+        Value::from(v)
+    }
+}
+
+fn compact_f64_opt<S: Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(v) => compact_number(*v).serialize(s),
+        None => s.serialize_none(),
+    }
+}
+
+pub fn delivery_name(d: SinkDelivery) -> &'static str {
+    match d {
+        SinkDelivery::TwoPhaseCommit => "two_phase_commit",
+        SinkDelivery::Idempotent => "idempotent",
+        SinkDelivery::AtLeastOnce => "at_least_once",
+    }
+}
+
+const DELIVERIES: [SinkDelivery; 3] = [
+    SinkDelivery::TwoPhaseCommit,
+    SinkDelivery::Idempotent,
+    SinkDelivery::AtLeastOnce,
+];
+
+fn delivery_opt<S: Serializer>(v: &Option<SinkDelivery>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(d) => s.serialize_str(delivery_name(*d)),
+        None => s.serialize_none(),
+    }
+}
+
+const PARTITIONERS: [Partitioner; 5] = [
+    Partitioner::Forward,
+    Partitioner::Rebalance,
+    Partitioner::Rescale,
+    Partitioner::Hash,
+    Partitioner::Broadcast,
+];
+
+fn partitioner_opt<S: Serializer>(v: &Option<Partitioner>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(p) => s.serialize_str(p.name()),
+        None => s.serialize_none(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Reading
+// ---------------------------------------------------------------------------------------
+
+type Res<T> = Result<T, ScenarioError>;
+
+fn describe(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) if s.len() <= 40 => format!("\"{s}\""),
+        Value::String(_) => "a string".into(),
+        Value::Array(_) => "an array".into(),
+        Value::Object(_) => "an object".into(),
+    }
+}
+
+fn near_miss(wanted: &str, known: &[&str]) -> Option<String> {
+    let squash = |s: &str| s.to_ascii_lowercase().replace(['-', '_', '.', ' '], "");
+    let w = squash(wanted);
+    known
+        .iter()
+        .map(|k| (edit_distance(&w, &squash(k)), k))
+        .filter(|(d, _)| *d <= 2.min(w.len() / 3 + 1))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k.to_string())
+}
+
+/// Levenshtein distance (for "did you mean" hints on short field names).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+/// A JSON object being read: remembers its path and which fields were consumed.
+struct Obj<'a> {
+    path: String,
+    map: &'a Map<String, Value>,
+}
+
+impl<'a> Obj<'a> {
+    fn new(v: &'a Value, path: &str) -> Res<Obj<'a>> {
+        match v {
+            Value::Object(map) => Ok(Obj {
+                path: path.to_string(),
+                map,
+            }),
+            other => Err(ScenarioError::new(
+                if path.is_empty() { "scenario" } else { path },
+                format!("expected an object, got {}", describe(other)),
+            )),
+        }
+    }
+
+    fn at(&self, field: &str) -> String {
+        if self.path.is_empty() {
+            field.to_string()
+        } else {
+            format!("{}.{field}", self.path)
+        }
+    }
+
+    /// A present, non-null field.
+    fn get(&self, field: &str) -> Option<&'a Value> {
+        self.map.get(field).filter(|v| !v.is_null())
+    }
+
+    /// Rejects every field not in `known`, suggesting the intended one for near misses.
+    fn only(&self, known: &[&str]) -> Res<()> {
+        for key in self.map.keys() {
+            if !known.contains(&key.as_str()) {
+                let hint = match near_miss(key, known) {
+                    Some(k) => format!(" (did you mean '{k}'?)"),
+                    None => format!(" (known fields: {})", known.join(", ")),
+                };
+                return Err(ScenarioError::new(
+                    self.at(key),
+                    format!("unknown field{hint}"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn required<T>(&self, field: &str, read: impl Fn(&Self, &str) -> Res<Option<T>>) -> Res<T> {
+        read(self, field)?
+            .ok_or_else(|| ScenarioError::new(self.at(field), "is required but missing"))
+    }
+
+    fn string(&self, field: &str) -> Res<Option<String>> {
+        match self.get(field) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(other) => Err(ScenarioError::new(
+                self.at(field),
+                format!("expected a string, got {}", describe(other)),
+            )),
+        }
+    }
+
+    /// A duration string such as `"5ms"` (only its JSON type is checked here).
+    fn duration(&self, field: &str) -> Res<Option<String>> {
+        match self.get(field) {
+            Some(Value::Number(n)) => Err(ScenarioError::new(
+                self.at(field),
+                format!("write durations as a string with a unit, e.g. \"{n}ms\""),
+            )),
+            _ => self.string(field),
+        }
+    }
+
+    fn uint(&self, field: &str, max: u64) -> Res<Option<u64>> {
+        match self.get(field) {
+            None => Ok(None),
+            Some(Value::Number(n)) => match n.as_u64() {
+                Some(v) if v <= max => Ok(Some(v)),
+                _ => Err(ScenarioError::new(
+                    self.at(field),
+                    format!("{n} is out of range (a whole number from 0 to {max})"),
+                )),
+            },
+            Some(other) => Err(ScenarioError::new(
+                self.at(field),
+                format!("expected a whole number, got {}", describe(other)),
+            )),
+        }
+    }
+
+    fn u32(&self, field: &str) -> Res<Option<u32>> {
+        Ok(self.uint(field, u32::MAX as u64)?.map(|v| v as u32))
+    }
+
+    fn float(&self, field: &str) -> Res<Option<f64>> {
+        match self.get(field) {
+            None => Ok(None),
+            Some(Value::Number(n)) => Ok(n.as_f64()),
+            Some(other) => Err(ScenarioError::new(
+                self.at(field),
+                format!("expected a number, got {}", describe(other)),
+            )),
+        }
+    }
+
+    fn boolean(&self, field: &str) -> Res<Option<bool>> {
+        match self.get(field) {
+            None => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(other) => Err(ScenarioError::new(
+                self.at(field),
+                format!("expected true or false, got {}", describe(other)),
+            )),
+        }
+    }
+
+    fn config_value(&self, field: &str) -> Res<Option<ConfigValue>> {
+        match self.get(field) {
+            None => Ok(None),
+            Some(v) => config_value(v, &self.at(field)).map(Some),
+        }
+    }
+
+    fn array(&self, field: &str) -> Res<&'a [Value]> {
+        match self.get(field) {
+            None => Ok(&[]),
+            Some(Value::Array(a)) => Ok(a),
+            Some(other) => Err(ScenarioError::new(
+                self.at(field),
+                format!("expected an array, got {}", describe(other)),
+            )),
+        }
+    }
+
+    fn partitioner(&self, field: &str) -> Res<Option<Partitioner>> {
+        match self.string(field)? {
+            None => Ok(None),
+            Some(s) => match PARTITIONERS.into_iter().find(|p| p.name() == s) {
+                Some(p) => Ok(Some(p)),
+                None => Err(ScenarioError::new(
+                    self.at(field),
+                    format!(
+                        "unknown partitioner '{s}' (use {})",
+                        PARTITIONERS.map(|p| p.name()).join(", ")
+                    ),
+                )),
+            },
+        }
+    }
+}
+
+fn config_value(v: &Value, path: &str) -> Res<ConfigValue> {
+    match v {
+        Value::Bool(b) => Ok(ConfigValue::Bool(*b)),
+        Value::Number(n) => Ok(ConfigValue::Number(n.clone())),
+        Value::String(s) => Ok(ConfigValue::Text(s.clone())),
+        other => Err(ScenarioError::new(
+            path,
+            format!(
+                "expected a string, number or true/false, got {}",
+                describe(other)
+            ),
+        )),
+    }
+}
+
+const TOP_FIELDS: &[&str] = &[
+    "version",
+    "name",
+    "description",
+    "seed",
+    "duration",
+    "config",
+    "operators",
+    "edges",
+    "events",
+];
+
+const OPERATOR_FIELDS: &[&str] = &[
+    "id",
+    "kind",
+    "parallelism",
+    "cost",
+    "rate",
+    "records",
+    "record_size",
+    "keys",
+    "skew",
+    "legacy",
+    "retention",
+    "fan_out",
+    "delivery",
+];
+
+/// Which kinds a kind-specific field belongs to.
+fn field_kinds(field: &str) -> &'static [Kind] {
+    match field {
+        "rate" | "records" | "record_size" | "keys" | "skew" | "legacy" | "retention" => {
+            &[Kind::Source]
+        }
+        "fan_out" => &[Kind::FlatMap],
+        "delivery" => &[Kind::Sink],
+        _ => &Kind::ALL,
+    }
+}
+
+/// Checks and strips the version, and brings an older document up to [`CURRENT_VERSION`].
+/// There is only version 1 so far; a v2 would add a `v1 -> v2` rewrite of the JSON here,
+/// so that old links keep opening.
+fn migrate(root: &Value) -> Res<()> {
+    let obj = Obj::new(root, "")?;
+    let version = match obj.get("version") {
+        None => {
+            return Err(ScenarioError::new(
+                "version",
+                format!("is missing; a scenario starts with \"version\": {CURRENT_VERSION}"),
+            ))
+        }
+        Some(Value::Number(n)) => n.as_u64(),
+        Some(_) => None,
+    };
+    match version {
+        Some(v) if v == CURRENT_VERSION => Ok(()),
+        Some(v) if v > CURRENT_VERSION => Err(ScenarioError::new(
+            "version",
+            format!(
+                "scenario version {v} is newer than this playground understands ({CURRENT_VERSION})"
+            ),
+        )),
+        _ => Err(ScenarioError::new(
+            "version",
+            format!(
+                "{} is not a scenario version (this playground reads version {CURRENT_VERSION})",
+                describe(obj.get("version").unwrap_or(&Value::Null))
+            ),
+        )),
+    }
+}
+
+impl Document {
+    /// Reads a scenario from JSON text. Checks the JSON, the version, and the shape and
+    /// types of every field; the meaning (durations, ranges, graph) is `convert`'s.
+    pub fn from_json(text: &str) -> Res<Document> {
+        let root: Value = serde_json::from_str(text)?;
+        Document::from_value(&root)
+    }
+
+    /// Like [`Document::from_json`], from an already parsed JSON value.
+    pub fn from_value(root: &Value) -> Res<Document> {
+        migrate(root)?;
+        let top = Obj::new(root, "")?;
+        top.only(TOP_FIELDS)?;
+        let mut config = BTreeMap::new();
+        if let Some(c) = top.get("config") {
+            let c = Obj::new(c, "config")?;
+            for (key, value) in c.map {
+                config.insert(key.clone(), config_value(value, &c.at(key))?);
+            }
+        }
+        let operators = top
+            .array("operators")?
+            .iter()
+            .enumerate()
+            .map(|(i, v)| read_operator(v, &format!("operators[{i}]")))
+            .collect::<Res<Vec<_>>>()?;
+        let edges = top
+            .array("edges")?
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                let e = Obj::new(v, &format!("edges[{i}]"))?;
+                e.only(&["from", "to", "partitioner"])?;
+                Ok(EdgeDoc {
+                    from: e.required("from", Obj::string)?,
+                    to: e.required("to", Obj::string)?,
+                    partitioner: e.partitioner("partitioner")?,
+                })
+            })
+            .collect::<Res<Vec<_>>>()?;
+        let events = top
+            .array("events")?
+            .iter()
+            .enumerate()
+            .map(|(i, v)| read_event(v, &format!("events[{i}]")))
+            .collect::<Res<Vec<_>>>()?;
+        Ok(Document {
+            version: CURRENT_VERSION,
+            name: top.string("name")?.unwrap_or_else(|| DEFAULT_NAME.into()),
+            description: top.string("description")?,
+            seed: top.uint("seed", u64::MAX)?.unwrap_or(DEFAULT_SEED),
+            duration: top
+                .duration("duration")?
+                .unwrap_or_else(|| DEFAULT_DURATION.into()),
+            config,
+            operators,
+            edges,
+            events,
+        })
+    }
+
+    /// Pretty JSON, as the headless runner and the playground's export write it.
+    pub fn to_json_pretty(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a document always serializes")
+    }
+
+    /// Minified JSON, as a link carries it.
+    pub fn to_json_compact(&self) -> String {
+        serde_json::to_string(self).expect("a document always serializes")
+    }
+}
+
+fn read_operator(v: &Value, path: &str) -> Res<OperatorDoc> {
+    let o = Obj::new(v, path)?;
+    o.only(OPERATOR_FIELDS)?;
+    let kind_text = o.required("kind", Obj::string)?;
+    let kind = Kind::parse(&kind_text).ok_or_else(|| {
+        ScenarioError::new(
+            o.at("kind"),
+            format!(
+                "unknown operator kind '{kind_text}' (use {})",
+                Kind::ALL.map(Kind::name).join(", ")
+            ),
+        )
+    })?;
+    for field in o.map.keys() {
+        let kinds = field_kinds(field);
+        if !kinds.contains(&kind) {
+            return Err(ScenarioError::new(
+                o.at(field),
+                format!(
+                    "only {} operators have '{field}' (this one is a {})",
+                    kinds
+                        .iter()
+                        .map(|k| k.name())
+                        .collect::<Vec<_>>()
+                        .join(" and "),
+                    kind.name()
+                ),
+            ));
+        }
+    }
+    let record_size = match o.get("record_size") {
+        None => None,
+        Some(Value::String(s)) => Some(SizeValue::Text(s.clone())),
+        Some(Value::Number(_)) => Some(SizeValue::Bytes(
+            o.uint("record_size", u32::MAX as u64)?.unwrap_or(0),
+        )),
+        Some(other) => {
+            return Err(ScenarioError::new(
+                o.at("record_size"),
+                format!(
+                    "expected bytes (256) or a size with a unit (\"1kb\"), got {}",
+                    describe(other)
+                ),
+            ))
+        }
+    };
+    let delivery = match o.string("delivery")? {
+        None => None,
+        Some(s) => Some(
+            DELIVERIES
+                .into_iter()
+                .find(|d| delivery_name(*d) == s)
+                .ok_or_else(|| {
+                    ScenarioError::new(
+                        o.at("delivery"),
+                        format!(
+                            "unknown delivery '{s}' (use {})",
+                            DELIVERIES.map(delivery_name).join(", ")
+                        ),
+                    )
+                })?,
+        ),
+    };
+    Ok(OperatorDoc {
+        id: o.required("id", Obj::string)?,
+        kind,
+        parallelism: o.u32("parallelism")?,
+        cost: o.duration("cost")?,
+        rate: o.float("rate")?,
+        records: o.uint("records", u64::MAX)?,
+        record_size,
+        keys: o.u32("keys")?,
+        skew: o.float("skew")?,
+        legacy: o.boolean("legacy")?,
+        retention: o.duration("retention")?,
+        fan_out: o.u32("fan_out")?,
+        delivery,
+    })
+}
+
+fn read_event(v: &Value, path: &str) -> Res<EventDoc> {
+    let e = Obj::new(v, path)?;
+    let mut known = vec!["at"];
+    known.extend(ACTIONS);
+    e.only(&known)?;
+    let at = e.required("at", Obj::duration)?;
+    let given: Vec<&str> = ACTIONS
+        .iter()
+        .copied()
+        .filter(|a| e.map.contains_key(*a))
+        .collect();
+    let name = match given.as_slice() {
+        [one] => *one,
+        [] => {
+            return Err(ScenarioError::new(
+                path,
+                format!("needs one action ({})", ACTIONS.join(", ")),
+            ))
+        }
+        many => {
+            return Err(ScenarioError::new(
+                path,
+                format!(
+                    "has several actions ({}); write one event per action",
+                    many.join(", ")
+                ),
+            ))
+        }
+    };
+    let body_path = e.at(name);
+    let action = if name == "trigger_checkpoint" {
+        // `{}` or `true` both mean "trigger now".
+        match &e.map[name] {
+            Value::Object(m) if m.is_empty() => ActionDoc::TriggerCheckpoint,
+            Value::Bool(true) => ActionDoc::TriggerCheckpoint,
+            other => {
+                return Err(ScenarioError::new(
+                    body_path,
+                    format!("expected {{}}, got {}", describe(other)),
+                ))
+            }
+        }
+    } else {
+        let b = Obj::new(&e.map[name], &body_path)?;
+        match name {
+            "set_cost" => {
+                b.only(&["operator", "cost"])?;
+                ActionDoc::SetCost {
+                    operator: b.required("operator", Obj::string)?,
+                    cost: b.required("cost", Obj::duration)?,
+                }
+            }
+            "set_rate" => {
+                b.only(&["operator", "rate"])?;
+                ActionDoc::SetRate {
+                    operator: b.required("operator", Obj::string)?,
+                    rate: b.required("rate", Obj::float)?,
+                }
+            }
+            "fail" => {
+                b.only(&["operator", "subtask"])?;
+                ActionDoc::Fail {
+                    operator: b.required("operator", Obj::string)?,
+                    subtask: b.u32("subtask")?.unwrap_or(0),
+                }
+            }
+            "set_config" => {
+                b.only(&["key", "value"])?;
+                ActionDoc::SetConfig {
+                    key: b.required("key", Obj::string)?,
+                    value: b.required("value", Obj::config_value)?,
+                }
+            }
+            "set_partitioner" => {
+                b.only(&["from", "to", "partitioner"])?;
+                ActionDoc::SetPartitioner {
+                    from: b.required("from", Obj::string)?,
+                    to: b.required("to", Obj::string)?,
+                    partitioner: b.required("partitioner", Obj::partitioner)?,
+                }
+            }
+            _ => unreachable!("every action is listed"),
+        }
+    };
+    Ok(EventDoc { at, action })
+}

@@ -1,0 +1,55 @@
+//! Named example scenarios, one per point the playground teaches.
+//!
+//! Each preset is a JSON document in the crate's `presets/` folder (embedded at build
+//! time, so the same files also run directly: `checkpoint-playground run
+//! presets/unaligned.json`). Each has a `description` saying what to watch. Every preset
+//! parses, validates and survives the link and `from_spec` round trips (tested), and runs
+//! 20–60s of virtual time so that the headless runner finishes quickly.
+
+use super::document::Document;
+
+/// Preset names in the order the playground lists them.
+pub const NAMES: &[&str] = &[
+    "backpressure",
+    "unaligned",
+    "aligned-timeout",
+    "seed-settings",
+    "why-uc",
+    "two-phases",
+    "flatmap-stuck",
+    "legacy-source",
+    "small-files",
+    "topology-change",
+    "serializer-change",
+    "large",
+    "healthy",
+];
+
+/// The preset the playground opens with.
+pub const DEFAULT: &str = "backpressure";
+
+/// The JSON text of a preset.
+pub fn preset_json(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "backpressure" => include_str!("../../presets/backpressure.json"),
+        "unaligned" => include_str!("../../presets/unaligned.json"),
+        "aligned-timeout" => include_str!("../../presets/aligned-timeout.json"),
+        "seed-settings" => include_str!("../../presets/seed-settings.json"),
+        "why-uc" => include_str!("../../presets/why-uc.json"),
+        "two-phases" => include_str!("../../presets/two-phases.json"),
+        "flatmap-stuck" => include_str!("../../presets/flatmap-stuck.json"),
+        "legacy-source" => include_str!("../../presets/legacy-source.json"),
+        "small-files" => include_str!("../../presets/small-files.json"),
+        "topology-change" => include_str!("../../presets/topology-change.json"),
+        "serializer-change" => include_str!("../../presets/serializer-change.json"),
+        "large" => include_str!("../../presets/large.json"),
+        "healthy" => include_str!("../../presets/healthy.json"),
+        _ => return None,
+    })
+}
+
+/// A preset as a document, or `None` for an unknown name.
+pub fn preset(name: &str) -> Option<Document> {
+    let json = preset_json(name)?;
+    Some(Document::from_json(json).unwrap_or_else(|e| panic!("preset '{name}' is broken: {e}")))
+}
