@@ -161,6 +161,7 @@ impl Engine {
             records,
             captured: Some(id),
             recovered: false,
+            replayed_input: false,
         };
         self.capture_input(t, id, c, &b);
         1

@@ -224,7 +224,7 @@ impl Engine {
             input_state: BTreeMap::new(),
             output_state: BTreeMap::new(),
             topology_version: self.topology_version,
-            serializer_version: self.config.serializer_version,
+            serializer_version: self.serializer_version,
         };
         for t in self
             .tasks

@@ -58,6 +58,7 @@ impl Engine {
             capacity,
             captured: None,
             recovered: false,
+            replayed_input: false,
         });
         true
     }

@@ -29,8 +29,10 @@ pub struct Buffer {
     pub capacity: u32,
     /// Captured as channel state of this checkpoint (unaligned), to be persisted.
     pub captured: Option<u64>,
-    /// Restored from channel state during recovery.
+    /// Restored from channel state during recovery (input or output side; for display).
     pub recovered: bool,
+    /// Restored input channel state, held outside credit accounting until read.
+    pub replayed_input: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]

@@ -118,10 +118,10 @@ impl Engine {
                     "the job's topology changed since checkpoint {} (an edge's partitioner differs), so its in-flight data cannot be assigned to the new channels",
                     cp.id
                 ));
-            } else if cp.serializer_version != self.config.serializer_version {
+            } else if cp.serializer_version != self.serializer_version {
                 problem = Some(format!(
                     "the record serializer changed (version {} -> {}): the in-flight data of checkpoint {} was written with the old serializer and cannot be read",
-                    cp.serializer_version, self.config.serializer_version, cp.id
+                    cp.serializer_version, self.serializer_version, cp.id
                 ));
             }
             let mut drop_inflight = false;
@@ -261,6 +261,7 @@ impl Engine {
                     capacity: cap.max(r.size),
                     captured: None,
                     recovered: true,
+                    replayed_input: false,
                 });
             }
             let b = out.last_mut().expect("pushed");
@@ -289,7 +290,8 @@ impl Engine {
         let ch = &mut self.channels[c];
         ch.recovered_buffers += buffers.len() as u32;
         ch.held_for_recovery = true;
-        for b in buffers {
+        for mut b in buffers {
+            b.replayed_input = true;
             ch.received.push_back(Item::Data(b));
         }
         self.notify_data(c);

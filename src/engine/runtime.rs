@@ -120,6 +120,9 @@ pub struct Engine {
     pub edges: Vec<EdgeRuntime>,
     /// Partitioners that take effect at the next restart (topology changes).
     pub next_partitioners: Vec<Partitioner>,
+    /// The record serializer of the running job: `playground.serializer.version` as it was
+    /// at the last deployment (a new serializer needs a restart, like new job code).
+    pub serializer_version: u32,
     /// Bumped when the running topology differs from the one before (restore checks).
     pub topology_version: u32,
     pub tasks: Vec<Task>,
@@ -188,6 +191,7 @@ impl Engine {
             edges: Vec::new(),
             next_partitioners: partitioners,
             topology_version: 0,
+            serializer_version: 0,
             tasks: Vec::new(),
             channels: Vec::new(),
             partitions: Vec::new(),
@@ -219,6 +223,7 @@ impl Engine {
 
     /// Builds the execution graph and fresh tasks for a new job attempt.
     pub(crate) fn deploy(&mut self) {
+        self.serializer_version = self.config.serializer_version;
         let g = graph::build(&self.spec, &self.next_partitioners, &self.config);
         self.paths = graph::sink_paths(&self.spec, &g.edges);
         self.edges = g.edges;

@@ -189,7 +189,7 @@ impl Engine {
             }
             match item {
                 Item::Data(b) => {
-                    self.tasks[t].current_recovered = b.recovered;
+                    self.tasks[t].current_recovered = b.replayed_input;
                     self.tasks[t].current = Some((c, VecDeque::from(b.records)));
                 }
                 Item::Event { event, .. } => return Some(Input::Event(c, event)),
