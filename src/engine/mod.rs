@@ -34,5 +34,6 @@ mod stats;
 pub mod task;
 mod task_loop;
 pub mod time;
+pub mod view;
 
 pub use runtime::{Engine, JobStatus};
