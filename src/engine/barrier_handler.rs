@@ -116,7 +116,7 @@ impl Engine {
             || id <= h.last_cancelled_or_completed;
         if obsolete {
             if barrier.kind.blocks_upstream() {
-                self.channels[c].blocked_at_receiver = true;
+                self.block_channel(c);
                 self.unblock_channel(c);
             }
             return;
@@ -126,7 +126,7 @@ impl Engine {
             self.tasks[t].handler.current_id = id;
             self.tasks[t].handler.last_cancelled_or_completed = id;
             if barrier.kind.blocks_upstream() {
-                self.channels[c].blocked_at_receiver = true;
+                self.block_channel(c);
                 self.unblock_channel(c);
             }
             self.broadcast_cancel(t, id);
@@ -136,7 +136,7 @@ impl Engine {
             self.tasks[t].handler.current_id = id;
             self.tasks[t].handler.last_cancelled_or_completed = id;
             if barrier.kind.blocks_upstream() {
-                self.channels[c].blocked_at_receiver = true;
+                self.block_channel(c);
                 self.unblock_channel(c);
             }
             self.decline(t, id, "CHECKPOINT_DECLINED_TASK_NOT_READY");
@@ -152,7 +152,7 @@ impl Engine {
         self.tasks[t].handler.aligned_channels.insert(c);
         self.tasks[t].handler.announcements.remove(&c);
         if barrier.kind.blocks_upstream() {
-            self.channels[c].blocked_at_receiver = true;
+            self.block_channel(c);
         }
         let unaligned_barrier = barrier.kind.is_unaligned() || priority;
         let h = &self.tasks[t].handler;
@@ -258,10 +258,14 @@ impl Engine {
             let barrier_pos = self.channels[c].received.iter().position(
                 |i| matches!(i, Item::Event { event: Event::Barrier(b), .. } if b.id == id),
             );
-            let upto = if seen {
-                self.channels[c].received.len()
-            } else {
-                barrier_pos.unwrap_or(self.channels[c].received.len())
+            // Captured: the data sent before this channel's barrier. A priority barrier
+            // already overtook everything queued here; an aligned one is behind its data.
+            let len = self.channels[c].received.len();
+            let upto = match barrier_pos {
+                _ if seen => len,
+                Some(pos) if self.channels[c].received[pos].is_priority() => len,
+                Some(pos) => pos,
+                None => len,
             };
             overtaken += self.capture_queued_input(t, id, c, upto);
             if seen {
@@ -275,7 +279,7 @@ impl Engine {
                 } = item
                 {
                     if b.kind.blocks_upstream() {
-                        self.channels[c].blocked_at_receiver = true;
+                        self.block_channel(c);
                     }
                 }
                 self.tasks[t].handler.aligned_channels.insert(c);
@@ -391,7 +395,7 @@ impl Engine {
         if let Some(pos) = pos {
             self.capture_queued_input(t, id, c, pos);
             self.channels[c].received.remove(pos);
-            self.channels[c].blocked_at_receiver = true;
+            self.block_channel(c);
             self.channels[c].persist = Persist::BarrierReceived(id);
             self.tasks[t].handler.aligned_channels.insert(c);
             self.tasks[t].handler.announcements.remove(&c);
@@ -432,7 +436,7 @@ impl Engine {
                 // The barrier leaves the queue; switch_to_unaligned captures the data that
                 // was ahead of it (everything queued on a channel whose barrier is in).
                 self.channels[c].received.remove(pos);
-                self.channels[c].blocked_at_receiver = true;
+                self.block_channel(c);
                 self.tasks[t].handler.announcements.remove(&c);
                 self.switch_to_unaligned(t, true);
                 self.check_alignment_complete(t);

@@ -125,12 +125,17 @@ impl Engine {
         }
     }
 
-    /// Captures the data buffers among the first `upto` items of channel `c`'s input queue.
+    /// Captures the data buffers among the first `upto` items of channel `c`'s input queue
+    /// that arrived before the checkpoint's unaligned barrier on that channel, if one came.
     pub(crate) fn capture_queued_input(&mut self, t: usize, id: u64, c: usize, upto: usize) -> u32 {
+        let limit = match self.channels[c].priority_boundary {
+            Some((b, seq)) if b == id => seq,
+            _ => u64::MAX,
+        };
         let mut captured = Vec::new();
         for item in self.channels[c].received.iter_mut().take(upto) {
             if let Item::Data(b) = item {
-                if b.captured != Some(id) {
+                if b.captured != Some(id) && (b.replayed_input || b.seq < limit) {
                     b.captured = Some(id);
                     captured.push(b.clone());
                 }
@@ -162,6 +167,7 @@ impl Engine {
             captured: Some(id),
             recovered: false,
             replayed_input: false,
+            seq: 0,
         };
         self.capture_input(t, id, c, &b);
         1

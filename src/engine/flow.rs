@@ -59,6 +59,7 @@ impl Engine {
             captured: None,
             recovered: false,
             replayed_input: false,
+            seq: 0,
         });
         true
     }
@@ -250,9 +251,15 @@ impl Engine {
             .all(|&p| self.partition_available(p))
     }
 
-    pub(crate) fn credit_arrived(&mut self, c: usize, n: u32) {
+    pub(crate) fn credit_arrived(&mut self, c: usize, n: u32, epoch: u32) {
         let ch = &mut self.channels[c];
+        if epoch != ch.credit_epoch {
+            return;
+        }
         ch.credit_in_transit -= n;
+        if ch.closed {
+            return;
+        }
         ch.credit += n;
         ch.backlog_announced = false;
         self.try_send(c);
@@ -281,6 +288,8 @@ impl Engine {
                 ch.in_flight_data -= 1;
                 ch.received_data += 1;
                 ch.sender_backlog = backlog;
+                b.seq = ch.next_seq;
+                ch.next_seq += 1;
                 if let Persist::BarrierPending(id) = ch.persist {
                     b.captured = Some(id);
                     self.capture_input(t, id, c, &b);
@@ -293,6 +302,15 @@ impl Engine {
                 event,
                 priority: true,
             } => {
+                if let Event::Barrier(b) = &event {
+                    // As Flink's ChannelStatePersister does on arrival: what comes after an
+                    // unaligned barrier is not this channel's state for that checkpoint.
+                    let ch = &mut self.channels[c];
+                    ch.priority_boundary = Some((b.id, ch.next_seq));
+                    if ch.persist == Persist::BarrierPending(b.id) {
+                        ch.persist = Persist::BarrierReceived(b.id);
+                    }
+                }
                 let q = &mut self.channels[c].received;
                 let pos = q.iter().take_while(|i| i.is_priority()).count();
                 q.insert(
@@ -349,6 +367,9 @@ impl Engine {
 
     /// Asks the gate for floating buffers until the channel can take its sender's backlog.
     pub(crate) fn request_floating(&mut self, c: usize) {
+        if self.channels[c].blocked_at_receiver {
+            return;
+        }
         let g = self.channels[c].gate;
         loop {
             let ch = &self.channels[c];
@@ -372,10 +393,11 @@ impl Engine {
     pub(crate) fn announce_credit(&mut self, c: usize) {
         let ch = &mut self.channels[c];
         let n = ch.unannounced_credit();
-        if n > 0 && !ch.closed {
+        if n > 0 && !ch.closed && !ch.blocked_at_receiver {
             ch.credit_in_transit += n;
+            let epoch = ch.credit_epoch;
             let at = self.now + self.config.network_latency;
-            self.schedule(at, Ev::Credit(c, n));
+            self.schedule(at, Ev::Credit(c, n, epoch));
         }
     }
 
@@ -398,18 +420,45 @@ impl Engine {
         if surplus {
             self.channels[c].floating -= 1;
             self.gates[g].floating_free += 1;
-            while let Some(w) = self.gates[g].waiting.pop_front() {
-                self.channels[w].waiting_for_floating = false;
-                self.request_floating(w);
-                if self.gates[g].floating_free == 0 {
-                    break;
-                }
-            }
+            self.hand_out_floating(g);
         }
         self.announce_credit(c);
     }
 
-    /// Unblocks a channel after alignment: the task reads it again and the sender resumes.
+    /// An aligned barrier of channel `c` was processed: the channel is blocked until the
+    /// alignment ends. As in Flink (FLINK-16404), the receiver revokes the sender's credit and
+    /// gives its free floating buffers back to the gate, so a blocked channel cannot starve
+    /// the channels whose barriers are still on the way.
+    pub(crate) fn block_channel(&mut self, c: usize) {
+        let g = self.channels[c].gate;
+        let ch = &mut self.channels[c];
+        if ch.blocked_at_receiver {
+            return;
+        }
+        ch.blocked_at_receiver = true;
+        ch.credit = 0;
+        ch.credit_in_transit = 0;
+        ch.credit_epoch += 1;
+        ch.sender_backlog = 0;
+        let release = ch.floating.min(ch.free_buffers());
+        ch.floating -= release;
+        self.gates[g].floating_free += release;
+        self.hand_out_floating(g);
+    }
+
+    /// Gives free floating buffers of gate `g` to the channels waiting for them.
+    fn hand_out_floating(&mut self, g: usize) {
+        while self.gates[g].floating_free > 0 {
+            let Some(w) = self.gates[g].waiting.pop_front() else {
+                break;
+            };
+            self.channels[w].waiting_for_floating = false;
+            self.request_floating(w);
+        }
+    }
+
+    /// Unblocks a channel after alignment: the task reads it again, the sender resumes and
+    /// gets its credit announced anew.
     pub(crate) fn unblock_channel(&mut self, c: usize) {
         let ch = &mut self.channels[c];
         if !ch.blocked_at_receiver {
@@ -417,7 +466,35 @@ impl Engine {
         }
         ch.blocked_at_receiver = false;
         self.schedule(self.now + self.config.network_latency, Ev::Resume(c));
+        self.request_floating(c);
         self.notify_data(c);
+    }
+
+    /// A finishing task gives back its empty buffers (builders) and its input buffers.
+    pub(crate) fn release_task_buffers(&mut self, t: usize) {
+        for p in self.tasks[t].partitions.clone() {
+            for c in self.partitions[p].channels.clone() {
+                if self.channels[c]
+                    .building
+                    .as_ref()
+                    .is_some_and(|b| b.bytes == 0)
+                {
+                    self.channels[c].building = None;
+                    self.channels[c].sender_buffers -= 1;
+                    self.partitions[p].used -= 1;
+                }
+            }
+        }
+        for c in self.tasks[t].inputs.clone() {
+            let g = self.channels[c].gate;
+            let n = std::mem::take(&mut self.channels[c].floating);
+            self.gates[g].floating_free += n;
+            self.hand_out_floating(g);
+            let ch = &mut self.channels[c];
+            ch.closed = true;
+            ch.exclusive = 0;
+            ch.credit = 0;
+        }
     }
 
     /// Emits end-of-partition on every output, after flushing.

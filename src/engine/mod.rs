@@ -21,6 +21,7 @@ pub mod config;
 pub mod coordinator;
 mod flow;
 pub mod graph;
+mod invariants;
 pub mod log;
 pub mod network;
 pub mod record;

@@ -33,6 +33,8 @@ pub struct Buffer {
     pub recovered: bool,
     /// Restored input channel state, held outside credit accounting until read.
     pub replayed_input: bool,
+    /// Arrival sequence number at the receiving channel (Flink's buffer sequence number).
+    pub seq: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -117,6 +119,8 @@ pub struct Channel {
     pub in_flight: VecDeque<InFlight>,
     pub in_flight_data: u32,
     pub credit_in_transit: u32,
+    /// Bumped when the receiver revokes credit (alignment block); older credit is void.
+    pub credit_epoch: u32,
     // ---- receiver: input channel ----
     pub received: VecDeque<Item>,
     /// Data buffers held by the receiver (received, or being deserialized by the task).
@@ -132,6 +136,12 @@ pub struct Channel {
     pub closed: bool,
     pub persist: Persist,
     pub recovered_buffers: u32,
+    /// Sequence number the next arriving data buffer gets.
+    pub next_seq: u64,
+    /// A priority (unaligned) barrier arrived: (checkpoint, sequence number at its arrival).
+    /// Data buffers numbered below it were sent before it; the ones after it were overtaken
+    /// at the sender and belong to the sender's channel state, not this one's.
+    pub priority_boundary: Option<(u64, u64)>,
 }
 
 impl Channel {
@@ -161,6 +171,7 @@ impl Channel {
             in_flight: VecDeque::new(),
             in_flight_data: 0,
             credit_in_transit: 0,
+            credit_epoch: 0,
             received: VecDeque::new(),
             received_data: 0,
             exclusive: 0,
@@ -172,6 +183,8 @@ impl Channel {
             closed: false,
             persist: Persist::Idle,
             recovered_buffers: 0,
+            next_seq: 0,
+            priority_boundary: None,
         }
     }
 

@@ -262,6 +262,7 @@ impl Engine {
                     captured: None,
                     recovered: true,
                     replayed_input: false,
+                    seq: 0,
                 });
             }
             let b = out.last_mut().expect("pushed");

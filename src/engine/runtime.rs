@@ -29,7 +29,7 @@ use std::collections::{BTreeMap, BinaryHeap};
 pub(crate) enum Ev {
     Wake(usize),
     Arrive(usize),
-    Credit(usize, u32),
+    Credit(usize, u32, u32),
     Resume(usize),
     Backlog(usize, u32),
     Flush,
@@ -447,7 +447,7 @@ impl Engine {
                 self.run_task(t);
             }
             Ev::Arrive(c) => self.arrive(c),
-            Ev::Credit(c, n) => self.credit_arrived(c, n),
+            Ev::Credit(c, n, epoch) => self.credit_arrived(c, n, epoch),
             Ev::Resume(c) => self.resume_arrived(c),
             Ev::Backlog(c, b) => self.backlog_arrived(c, b),
             Ev::Flush => {

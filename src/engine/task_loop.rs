@@ -378,6 +378,7 @@ impl Engine {
     pub(crate) fn finish_task(&mut self, t: usize) {
         self.flush_task(t);
         self.emit_end_of_partition(t);
+        self.release_task_buffers(t);
         self.tasks[t].status = TaskStatus::Finished;
         self.set_activity(t, Activity::Idle);
         self.task_finished_during_checkpoints(t);

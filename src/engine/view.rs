@@ -65,9 +65,21 @@ pub struct TaskView {
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub enum ItemView {
-    Data { bytes: u32, capacity: u32, records: u32, captured: bool, recovered: bool },
-    Barrier { id: u64, unaligned: bool, kind: BarrierKind },
-    Cancel { id: u64 },
+    Data {
+        bytes: u32,
+        capacity: u32,
+        records: u32,
+        captured: bool,
+        recovered: bool,
+    },
+    Barrier {
+        id: u64,
+        unaligned: bool,
+        kind: BarrierKind,
+    },
+    Cancel {
+        id: u64,
+    },
     EndOfPartition,
 }
 
@@ -106,11 +118,22 @@ fn data_view(b: &Buffer) -> ItemView {
 fn item_view(item: &Item) -> ItemView {
     match item {
         Item::Data(b) => data_view(b),
-        Item::Event { event: Event::Barrier(b), priority } => {
-            ItemView::Barrier { id: b.id, unaligned: *priority || b.kind == BarrierKind::Unaligned, kind: b.kind }
-        }
-        Item::Event { event: Event::CancelCheckpointMarker(id), .. } => ItemView::Cancel { id: *id },
-        Item::Event { event: Event::EndOfPartition, .. } => ItemView::EndOfPartition,
+        Item::Event {
+            event: Event::Barrier(b),
+            priority,
+        } => ItemView::Barrier {
+            id: b.id,
+            unaligned: *priority || b.kind == BarrierKind::Unaligned,
+            kind: b.kind,
+        },
+        Item::Event {
+            event: Event::CancelCheckpointMarker(id),
+            ..
+        } => ItemView::Cancel { id: *id },
+        Item::Event {
+            event: Event::EndOfPartition,
+            ..
+        } => ItemView::EndOfPartition,
     }
 }
 
@@ -124,7 +147,9 @@ impl Engine {
         }
         let last = &self.samples[n - 1];
         let first = &self.samples[n.saturating_sub(steps + 1)];
-        let (Some(a), Some(b)) = (first.activity.get(t), last.activity.get(t)) else { return (0.0, 0.0, 1.0) };
+        let (Some(a), Some(b)) = (first.activity.get(t), last.activity.get(t)) else {
+            return (0.0, 0.0, 1.0);
+        };
         let busy = b.0.saturating_sub(a.0) as f64;
         let bp = b.1.saturating_sub(a.1) as f64;
         let idle = b.2.saturating_sub(a.2) as f64;
@@ -141,8 +166,16 @@ impl Engine {
             .map(|t| {
                 let (busy, backpressured, idle) = self.recent_ratios(t.id, 1_000_000);
                 let used: u32 = t.partitions.iter().map(|&p| self.partitions[p].used).sum();
-                let size: u32 = t.partitions.iter().map(|&p| self.partitions[p].pool_size).sum();
-                let overdraft = t.partitions.iter().map(|&p| self.partitions[p].overdraft_in_use()).sum();
+                let size: u32 = t
+                    .partitions
+                    .iter()
+                    .map(|&p| self.partitions[p].pool_size)
+                    .sum();
+                let overdraft = t
+                    .partitions
+                    .iter()
+                    .map(|&p| self.partitions[p].overdraft_in_use())
+                    .sum();
                 TaskView {
                     id: t.id,
                     name: t.name.clone(),
@@ -155,7 +188,12 @@ impl Engine {
                     idle,
                     backpressure: BackpressureLevel::from_ratio(backpressured),
                     handler_state: t.handler.state.name(),
-                    checkpoint: t.checkpoints.iter().next_back().filter(|(_, c)| c.acked_at.is_none()).map(|(id, c)| (*id, c.phase())),
+                    checkpoint: t
+                        .checkpoints
+                        .iter()
+                        .next_back()
+                        .filter(|(_, c)| c.acked_at.is_none())
+                        .map(|(id, c)| (*id, c.phase())),
                     records_in: t.metrics.records_in,
                     records_out: t.metrics.records_out,
                     output_pool: (used, size),

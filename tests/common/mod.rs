@@ -93,3 +93,168 @@ pub fn pipeline(
         ],
     )
 }
+
+/// A small deterministic generator for test inputs (separate from the engine's).
+pub struct Gen(u64);
+
+impl Gen {
+    pub fn new(seed: u64) -> Self {
+        Gen(seed ^ 0x5DEE_CE66_D1CE_4E5B)
+    }
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
+        lo + self.below(hi - lo + 1)
+    }
+    pub fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
+        &xs[self.below(xs.len() as u64) as usize]
+    }
+}
+
+/// Checkpointing modes the properties run under.
+pub const MODES: &[(&str, &[(&str, &str)])] = &[
+    ("aligned", &[]),
+    (
+        "unaligned",
+        &[("execution.checkpointing.unaligned.enabled", "true")],
+    ),
+    (
+        "aligned-timeout",
+        &[
+            ("execution.checkpointing.unaligned.enabled", "true"),
+            ("execution.checkpointing.aligned-checkpoint-timeout", "30ms"),
+        ],
+    ),
+    (
+        "at-least-once",
+        &[("execution.checkpointing.mode", "AT_LEAST_ONCE")],
+    ),
+];
+
+/// A random bounded DAG: 1–2 sources, up to `max_ops` operators in all, every path ending in
+/// a sink, random parallelism 1–4, partitioners, costs and buffer settings.
+pub fn random_job(
+    g: &mut Gen,
+    max_ops: usize,
+    delivery: SinkDelivery,
+    mode: &[(&str, &str)],
+) -> JobSpec {
+    let n_sources = g.range(1, 2) as usize;
+    let n_total = (g.range(2, max_ops.max(2) as u64) as usize).max(n_sources + 1);
+    let mut ops: Vec<OperatorSpec> = Vec::new();
+    for i in 0..n_sources {
+        let mut s = source(
+            &format!("s{i}"),
+            g.range(1, 4) as u32,
+            g.range(200, 3000) as f64,
+            Some(g.range(50, 400)),
+        );
+        if let OperatorKind::Source(src) = &mut s.kind {
+            src.keys = g.range(1, 50) as u32;
+            src.record_size = *g.pick(&[64, 200, 256, 900, 5000]);
+        }
+        ops.push(s);
+    }
+    let n_middle = n_total - n_sources - 1;
+    for i in 0..n_middle {
+        let kind = match g.below(3) {
+            0 => OperatorKind::Map,
+            1 => OperatorKind::FlatMap {
+                fan_out: g.range(1, 4) as u32,
+            },
+            _ => OperatorKind::KeyedAggregate,
+        };
+        let cost = format!("{}us", g.range(0, 400));
+        ops.push(op(&format!("m{i}"), kind, g.range(1, 4) as u32, &cost));
+    }
+    let sink_cost = format!("{}us", g.range(0, 1500));
+    ops.push(sink("sink", g.range(1, 3) as u32, &sink_cost, delivery));
+    // Edges: each non-source takes input from 1–2 earlier operators; each non-sink feeds at
+    // least one later operator.
+    let mut edges: Vec<EdgeSpec> = Vec::new();
+    let partitioner = |g: &mut Gen, pf: u32, pt: u32| -> Partitioner {
+        let options: Vec<Partitioner> = if pf == pt {
+            vec![
+                Partitioner::Forward,
+                Partitioner::Rebalance,
+                Partitioner::Hash,
+                Partitioner::Broadcast,
+                Partitioner::Rescale,
+            ]
+        } else {
+            vec![
+                Partitioner::Rebalance,
+                Partitioner::Hash,
+                Partitioner::Broadcast,
+                Partitioner::Rescale,
+            ]
+        };
+        *g.pick(&options)
+    };
+    for to in n_sources..ops.len() {
+        let candidates: Vec<usize> = (0..to)
+            .filter(|&f| !matches!(ops[f].kind, OperatorKind::Sink { .. }))
+            .collect();
+        let k = g.range(1, 2.min(candidates.len()) as u64) as usize;
+        let mut chosen: Vec<usize> = Vec::new();
+        while chosen.len() < k {
+            let f = *g.pick(&candidates);
+            if !chosen.contains(&f) {
+                chosen.push(f);
+            }
+        }
+        for f in chosen {
+            let p = partitioner(g, ops[f].parallelism, ops[to].parallelism);
+            edges.push(edge(&ops[f].id.clone(), &ops[to].id.clone(), p));
+        }
+    }
+    for f in 0..ops.len() - 1 {
+        if !edges.iter().any(|e| e.from == ops[f].id) {
+            let later: Vec<usize> = (f + 1..ops.len())
+                .filter(|&t| !matches!(ops[t].kind, OperatorKind::Source(_)))
+                .collect();
+            let to = *g.pick(&later);
+            let p = partitioner(g, ops[f].parallelism, ops[to].parallelism);
+            edges.push(edge(&ops[f].id.clone(), &ops[to].id.clone(), p));
+        }
+    }
+    let interval = format!("{}ms", g.range(20, 300));
+    let bpc = g.range(0, 3).to_string();
+    let floating = g.range(1, 8).to_string();
+    let segment = format!("{}b", g.pick(&[256u64, 1024, 4096]));
+    let overdraft = g.range(0, 5).to_string();
+    let mut config: Vec<(&str, &str)> = vec![
+        ("execution.checkpointing.interval", &interval),
+        ("taskmanager.network.memory.buffers-per-channel", &bpc),
+        (
+            "taskmanager.network.memory.floating-buffers-per-gate",
+            &floating,
+        ),
+        ("taskmanager.memory.segment-size", &segment),
+        (
+            "taskmanager.network.memory.max-overdraft-buffers-per-gate",
+            &overdraft,
+        ),
+        ("restart-strategy.fixed-delay.delay", "50ms"),
+        // Forced-aligned edges in diamonds can stall an alignment until the checkpoint
+        // expires (as in Flink); keep that short and tolerated so bounded runs finish.
+        ("execution.checkpointing.timeout", "2s"),
+        ("execution.checkpointing.min-pause", "300ms"),
+        (
+            "execution.checkpointing.tolerable-failed-checkpoints",
+            "1000",
+        ),
+    ];
+    let avail = if g.below(4) == 0 { "false" } else { "true" };
+    config.push(("playground.task.availability-check", avail));
+    config.extend_from_slice(mode);
+    job("random", "120s", &config, ops, edges)
+}

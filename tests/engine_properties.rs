@@ -1,0 +1,479 @@
+//! Property tests over random DAGs, buffer settings and failure points.
+//!
+//! Each case is one seed: it draws a bounded random job (1–6 operators, parallelism 1–4,
+//! every partitioner), a checkpointing mode and 0–3 failure times, runs it to the end while
+//! checking the buffer/credit invariants after every event, and checks:
+//! - exactly-once modes with two-phase-commit sinks: every expected lineage visible exactly
+//!   once, and keyed-aggregate state equal to a failure-free run;
+//! - at-least-once: nothing lost;
+//! - no buffer leak once the job finished; the same seed gives the same event hash.
+//!
+//! `CP_PROPERTY_CASES` sets the number of cases (default 320; the long mode in
+//! `scripts/test.sh --long` runs thousands). A failure prints its seed and the command that
+//! replays it: `CP_SEED=<seed> cargo test --test engine_properties replay -- --nocapture`.
+
+mod common;
+use checkpoint_playground::engine::spec::{
+    Action, JobSpec, OperatorKind, SinkDelivery, TimedAction,
+};
+use checkpoint_playground::engine::task::OpState;
+use checkpoint_playground::engine::{Engine, JobStatus};
+use common::*;
+
+fn run_checked(
+    spec: checkpoint_playground::engine::spec::JobSpec,
+    check_every_step: bool,
+) -> Result<Engine, String> {
+    let mut e = Engine::new(spec).map_err(|e| format!("invalid spec: {e}"))?;
+    let mut steps = 0u64;
+    while e.step() {
+        steps += 1;
+        if check_every_step {
+            e.check_invariants()
+                .map_err(|m| format!("after {steps} events at {}us: {m}", e.now))?;
+        }
+        if steps > 20_000_000 {
+            return Err("runaway: more than 20M events".into());
+        }
+    }
+    e.check_invariants()?;
+    Ok(e)
+}
+
+/// Per keyed operator, each key's sum over all its subtasks. (Which subtask holds a key
+/// depends on routing when the input is not hash-partitioned; the total does not.) Only
+/// aggregates with no aggregate upstream are compared: an upstream aggregate emits running
+/// sums, whose values depend on the order records arrived in, which a failure may change.
+fn keyed_states(e: &Engine) -> Vec<std::collections::BTreeMap<u64, i64>> {
+    let n = e.operators.len();
+    let mut after_aggregate = vec![false; n];
+    let order = e.spec.topological_order().unwrap();
+    for &o in &order {
+        for edge in e.edges.iter().filter(|x| x.to_op == o) {
+            let from_agg = matches!(e.operators[edge.from_op].kind, OperatorKind::KeyedAggregate);
+            after_aggregate[o] |= from_agg || after_aggregate[edge.from_op];
+        }
+    }
+    let mut per_op = vec![std::collections::BTreeMap::new(); n];
+    for t in &e.tasks {
+        if after_aggregate[t.operator] {
+            continue;
+        }
+        if let OpState::Keyed(m) = &t.state {
+            for (k, v) in m {
+                *per_op[t.operator].entry(*k).or_insert(0) += v;
+            }
+        }
+    }
+    per_op
+}
+
+/// The job of a case, failure-free, and the failure-free run's end time.
+fn draw(seed: u64) -> (&'static str, Gen, JobSpec) {
+    let mut g = Gen::new(seed);
+    let (mode_name, mode) = MODES[g.below(MODES.len() as u64) as usize];
+    let spec = random_job(&mut g, 6, SinkDelivery::TwoPhaseCommit, mode);
+    (mode_name, g, spec)
+}
+
+/// Adds 0–3 failures at random times before `end`.
+fn with_failures(g: &mut Gen, spec: &JobSpec, end: u64) -> (JobSpec, u64) {
+    let mut failing = spec.clone();
+    let n_failures = g.range(0, 3);
+    for _ in 0..n_failures {
+        let o = g.below(spec.operators.len() as u64) as usize;
+        let op = &spec.operators[o];
+        failing.events.push(TimedAction {
+            at: g.range(1, end.max(2)),
+            action: Action::Fail {
+                operator: op.id.clone(),
+                subtask: g.below(op.parallelism as u64) as u32,
+            },
+        });
+    }
+    (failing, n_failures)
+}
+
+/// One property case; `Err` explains what broke.
+fn case(seed: u64) -> Result<String, String> {
+    let (mode_name, mut g, spec) = draw(seed);
+    let base = run_checked(spec.clone(), false)?;
+    if base.status != JobStatus::Finished {
+        return Err(format!(
+            "{mode_name}: failure-free run did not finish by {}us ({:?})",
+            base.now, base.status
+        ));
+    }
+    let (failing, n_failures) = with_failures(&mut g, &spec, base.now);
+    let run = run_checked(failing.clone(), true)?;
+    if run.status != JobStatus::Finished {
+        return Err(format!(
+            "{mode_name}: run with {n_failures} failures did not finish ({:?} at {}us)",
+            run.status, run.now
+        ));
+    }
+    run.check_no_leak()?;
+    let again = run_checked(failing, false)?;
+    if again.event_hash() != run.event_hash() {
+        return Err("same seed, different event hash".into());
+    }
+    for s in run.sink_operators() {
+        let v = run.sink_verdict(s);
+        let expected = run.expected_at_sink(s).expect("bounded");
+        if mode_name == "at-least-once" {
+            if v.lost > 0 {
+                return Err(format!(
+                    "at-least-once lost {} of {expected} records",
+                    v.lost
+                ));
+            }
+        } else if !v.exactly_once {
+            return Err(format!(
+                "{mode_name}: not exactly-once after {n_failures} failures: {} duplicates, {} lost of {expected}",
+                v.duplicates, v.lost
+            ));
+        }
+    }
+    let (after, before) = (keyed_states(&run), keyed_states(&base));
+    if mode_name != "at-least-once" && after != before {
+        let diff: Vec<String> = after
+            .iter()
+            .zip(&before)
+            .enumerate()
+            .filter(|(_, (x, y))| x != y)
+            .map(|(o, (x, y))| {
+                let keys: Vec<String> = x
+                    .keys()
+                    .chain(y.keys())
+                    .filter(|k| x.get(k) != y.get(k))
+                    .take(4)
+                    .map(|k| format!("key {k}: {:?} vs {:?}", x.get(k), y.get(k)))
+                    .collect();
+                format!("{}: {}", run.operators[o].id, keys.join(", "))
+            })
+            .collect();
+        return Err(format!(
+            "{mode_name}: keyed state differs from the failure-free run: {}",
+            diff.join("; ")
+        ));
+    }
+    Ok(format!(
+        "{mode_name}, {} operators, {n_failures} failures, {} checkpoints",
+        spec.operators.len(),
+        run.coordinator.history.len()
+    ))
+}
+
+#[test]
+fn random_dags_with_failures_keep_their_guarantees() {
+    let cases: u64 = std::env::var("CP_PROPERTY_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(320);
+    let base: u64 = std::env::var("CP_PROPERTY_BASE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
+    let mut failures = Vec::new();
+    for seed in base..base + cases {
+        if let Err(m) = case(seed) {
+            eprintln!("seed {seed} FAILED: {m}\n  replay: CP_SEED={seed} cargo test --test engine_properties replay -- --nocapture");
+            failures.push(seed);
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {cases} cases failed; seeds {failures:?}",
+        failures.len()
+    );
+    println!("{cases} random cases passed");
+}
+
+#[test]
+fn replay() {
+    if let Some(seed) = std::env::var("CP_SEED").ok().and_then(|v| v.parse().ok()) {
+        match case(seed) {
+            Ok(m) => println!("seed {seed}: ok ({m})"),
+            Err(m) => panic!("seed {seed}: {m}"),
+        }
+    }
+}
+
+#[test]
+fn dump() {
+    let Some(seed) = std::env::var("CP_DUMP")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    else {
+        return;
+    };
+    let (mode_name, mut g, spec) = draw(seed);
+    let spec = if std::env::var("CP_FAIL").is_ok() {
+        let mut base = Engine::new(spec.clone()).unwrap();
+        base.run_to_end();
+        let (f, _) = with_failures(&mut g, &spec, base.now);
+        for ev in &f.events {
+            println!("event {:?}", ev);
+        }
+        f
+    } else {
+        spec
+    };
+    println!("mode {mode_name}");
+    for o in &spec.operators {
+        println!(
+            "op {} {:?} p={} cost={}",
+            o.id, o.kind, o.parallelism, o.cost
+        );
+    }
+    for e in &spec.edges {
+        println!("edge {} -> {} {:?}", e.from, e.to, e.partitioner);
+    }
+    println!(
+        "config bpc={} floating={} seg={} overdraft={} avail={}",
+        spec.config.buffers_per_channel,
+        spec.config.floating_buffers_per_gate,
+        spec.config.segment_size,
+        spec.config.max_overdraft_buffers_per_gate,
+        spec.config.availability_check
+    );
+    let mut e = Engine::new(spec).unwrap();
+    e.run_until(
+        std::env::var("CP_UNTIL")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(u64::MAX),
+    );
+    println!("status {:?} now {}", e.status, e.now);
+    for t in &e.tasks {
+        println!("{} {:?} {:?} hs={} pending={} cur={} ua={} aligned={:?} target={} final={:?} mail={:?} pout={} cwd={:?} busy_until={} wake={:?} cps={:?}", t.name, t.status, t.activity, t.handler.state.name(), t.handler.pending, t.handler.current_id, t.handler.unaligned, t.handler.aligned_channels, t.handler.target, t.final_checkpoint, t.mailbox, t.pending_out.len(), t.channels_with_data, t.busy_until, t.wake_at, t.checkpoints.keys().collect::<Vec<_>>());
+        for (id, cp) in &t.checkpoints {
+            println!(
+                "    cp{id}: sync={:?} sw={} in_done={} await={} writes={} acked={:?}",
+                cp.sync_start,
+                cp.state_written,
+                cp.input_done,
+                cp.outputs_awaiting,
+                cp.writes_pending,
+                cp.acked_at
+            );
+        }
+        for &c in &t.inputs {
+            let ch = &e.channels[c];
+            println!("    in ch{c} from {}: recv={:?} blk={} closed={} eop={} senderq={} sblk={} credit={} cit={} ifd={} rd={} owned={} persist={:?}", e.tasks[ch.from_task].name, ch.received.iter().map(|i| match i { checkpoint_playground::engine::network::Item::Data(b) => format!("D{}", b.records.len()), checkpoint_playground::engine::network::Item::Event{event,priority} => format!("{event:?}{}", if *priority {"!"} else {""})}).collect::<Vec<_>>(), ch.blocked_at_receiver, ch.closed, ch.eop_received, ch.queue.len(), ch.blocked, ch.credit, ch.credit_in_transit, ch.in_flight_data, ch.received_data, ch.owned(), ch.persist);
+        }
+    }
+    for s in e.coordinator.history.iter().rev().take(3) {
+        println!(
+            "cp{} {:?} {:?} expected={:?} acked={:?}",
+            s.id,
+            s.status,
+            s.failure_reason,
+            s.expected,
+            s.subtasks
+                .iter()
+                .filter(|(_, x)| x.ack_at.is_some())
+                .map(|(k, _)| *k)
+                .collect::<Vec<_>>()
+        );
+    }
+    let n: usize = std::env::var("CP_LOG")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40);
+    for l in e
+        .log
+        .entries
+        .iter()
+        .rev()
+        .take(n)
+        .collect::<Vec<_>>()
+        .iter()
+        .rev()
+    {
+        println!("{} {}", l.at, l.text);
+    }
+    for s in e.sink_operators() {
+        let ext = e.external[s].as_ref().unwrap();
+        let mut missing = Vec::new();
+        for (o, op) in e.operators.iter().enumerate() {
+            if let checkpoint_playground::engine::spec::OperatorKind::Source(src) = &op.kind {
+                for sub in 0..op.parallelism {
+                    for off in 0..src.records.unwrap() {
+                        if !ext.visible.keys().any(|l| {
+                            l.source as usize == o && l.subtask as u32 == sub && l.offset == off
+                        }) {
+                            missing.push((o, sub, off));
+                        }
+                    }
+                }
+            }
+        }
+        println!(
+            "sink {}: missing source records {:?}",
+            e.operators[s].id,
+            &missing[..missing.len().min(40)]
+        );
+        let dups: Vec<_> = ext
+            .visible
+            .iter()
+            .filter(|(_, v)| v.count > 1)
+            .map(|(l, v)| (l.clone(), v.count))
+            .take(20)
+            .collect();
+        println!("duplicates: {dups:?}");
+    }
+}
+
+#[test]
+fn trace_lineage() {
+    let Some(seed) = std::env::var("CP_TRACE")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    else {
+        return;
+    };
+    let sub: u16 = std::env::var("CP_SUB").unwrap().parse().unwrap();
+    let off: u64 = std::env::var("CP_OFF").unwrap().parse().unwrap();
+    let until: u64 = std::env::var("CP_UNTIL").unwrap().parse().unwrap();
+    let (_, mut g, spec) = draw(seed);
+    let mut base = Engine::new(spec.clone()).unwrap();
+    base.run_to_end();
+    let (spec, _) = with_failures(&mut g, &spec, base.now);
+    let mut e = Engine::new(spec).unwrap();
+    let mut t;
+    let mut prev = String::new();
+    while e.now < until && e.step() {
+        t = e.now;
+        let mut out = String::new();
+        let want = |l: &checkpoint_playground::engine::record::Lineage| {
+            l.subtask == sub && l.offset == off && l.path == vec![1, 0]
+        };
+        use checkpoint_playground::engine::network::Item;
+        for c in &e.channels {
+            for (where_, items) in [
+                ("sender", c.queue.iter().collect::<Vec<_>>()),
+                ("wire", c.in_flight.iter().map(|f| &f.item).collect()),
+                ("recv", c.received.iter().collect()),
+            ] {
+                for it in items {
+                    if let Item::Data(b) = it {
+                        for r in &b.records {
+                            if want(&r.lineage) {
+                                out += &format!("  ch{} {}->{} {where_} buf seq={} rec={} replayed={} captured={:?} persist={:?} boundary={:?}\n", c.id, e.tasks[c.from_task].name, e.tasks[c.to_task].name, b.seq, b.recovered, b.replayed_input, b.captured, c.persist, c.priority_boundary);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for task in &e.tasks {
+            if let Some((c, recs)) = &task.current {
+                for r in recs {
+                    if want(&r.lineage) {
+                        out += &format!("  {} current from ch{c}\n", task.name);
+                    }
+                }
+            }
+            for em in &task.pending_out {
+                if want(&em.record.lineage) {
+                    out += &format!("  {} pending_out\n", task.name);
+                }
+            }
+            let _ = t;
+            if let OpState::Sink(tx) = &task.state {
+                for r in &tx.open {
+                    if want(&r.lineage) {
+                        out += &format!("  {} open txn\n", task.name);
+                    }
+                }
+                for (id, rs) in &tx.pending {
+                    for r in rs {
+                        if want(&r.lineage) {
+                            out += &format!("  {} pending txn {id}\n", task.name);
+                        }
+                    }
+                }
+            }
+        }
+        if out != prev {
+            println!("at {}:\n{out}", e.now);
+            for l in e.log.entries.iter().rev().take(3) {
+                println!("     log {} {}", l.at, l.text);
+            }
+            prev = out;
+        }
+    }
+    if let Some(cp) = &e.coordinator.latest {
+        println!("latest cp {}", cp.id);
+        for (t, st) in &cp.states {
+            if let OpState::Source { offset } = st {
+                println!("  source task {t} offset {offset}");
+            }
+        }
+        for (k, recs) in cp.input_state.iter() {
+            for r in recs {
+                if r.lineage.subtask == sub && r.lineage.offset == off {
+                    println!("  input state {:?}: {:?}", k, r.lineage);
+                }
+            }
+        }
+        for (k, recs) in cp.output_state.iter() {
+            for r in recs {
+                if r.lineage.subtask == sub && r.lineage.offset == off {
+                    println!("  output state {:?}: {:?}", k, r.lineage);
+                }
+            }
+        }
+        for (t, st) in cp.states.iter() {
+            if let OpState::Sink(tx) = st {
+                for (id, recs) in &tx.pending {
+                    for r in recs {
+                        if r.lineage.subtask == sub && r.lineage.offset == off {
+                            println!("  sink task {t} pending txn {id}: {:?}", r.lineage);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for s in e.sink_operators() {
+        for (l, v) in &e.external[s].as_ref().unwrap().visible {
+            if l.subtask == sub && l.offset == off {
+                println!("  visible {:?} x{}", l, v.count);
+            }
+        }
+    }
+}
+
+#[test]
+fn trace_sources() {
+    let Some(seed) = std::env::var("CP_TRACE_SRC")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    else {
+        return;
+    };
+    let (_, _, spec) = draw(seed);
+    let mut e = Engine::new(spec).unwrap();
+    let mut t = 0;
+    while t < 450_000 {
+        t += 25_000;
+        e.run_until(t);
+        let offs: Vec<String> = e
+            .tasks
+            .iter()
+            .filter(|x| x.is_source)
+            .map(|x| {
+                format!(
+                    "{:?}/{:?}/{:?}/po{}",
+                    x.state,
+                    x.status,
+                    x.activity,
+                    x.pending_out.len()
+                )
+            })
+            .collect();
+        println!("{t}: {}", offs.join(" | "));
+    }
+}
