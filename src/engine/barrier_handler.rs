@@ -482,7 +482,9 @@ impl Engine {
 
     fn tracker_barrier(&mut self, t: usize, c: usize, barrier: Barrier) {
         let id = barrier.id;
-        if id <= self.tasks[t].handler.last_cancelled_or_completed {
+        if id <= self.tasks[t].handler.last_cancelled_or_completed
+            || self.tasks[t].aborted.contains(&id)
+        {
             return;
         }
         if let std::collections::btree_map::Entry::Vacant(slot) =

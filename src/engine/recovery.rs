@@ -288,6 +288,10 @@ impl Engine {
     /// Recovered input is read before anything new on its channel.
     fn restore_input(&mut self, c: usize, records: &[Record]) {
         let buffers = self.pack(c, records);
+        if buffers.is_empty() {
+            // Only parts of records spanning buffers: the upstream's output state has them.
+            return;
+        }
         let ch = &mut self.channels[c];
         ch.recovered_buffers += buffers.len() as u32;
         ch.held_for_recovery = true;
