@@ -4,10 +4,12 @@
 //! As in Flink's `ChannelStateWriteRequestExecutorFactory`, subtasks share a writer in
 //! groups of up to `execution.checkpointing.unaligned.max-subtasks-per-channel-state-file`
 //! (in deployment order); a writer handles its requests one at a time and writes one file
-//! per checkpoint. Writing takes `bytes / playground.storage.throughput`; a file costs
-//! `playground.storage.file-cost` once its content passes `state.storage.fs.memory-threshold`
-//! (below that it is inlined into the checkpoint metadata, as Flink does) — so many small
-//! files make checkpoints slower, and sharing files makes them faster.
+//! per checkpoint. Writing takes `bytes / playground.storage.throughput` per writer (writers
+//! run in parallel); a file is created once its content passes
+//! `state.storage.fs.memory-threshold` (below that it is inlined into the checkpoint
+//! metadata, as Flink does), and file creations queue one after another at the storage's
+//! metadata service, `playground.storage.file-cost` each — so many small files make
+//! checkpoints slower, and sharing files makes them faster.
 
 use serde::Serialize;
 use std::collections::{BTreeMap, VecDeque};

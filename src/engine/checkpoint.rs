@@ -267,12 +267,12 @@ impl Engine {
             let at = barrier.timestamp + self.config.aligned_checkpoint_timeout;
             self.schedule(at.max(now), Ev::Mail(t, Mail::OutputTimeout(id)));
         }
-        let write = if state_bytes > self.config.memory_threshold {
-            self.config.storage_file_cost + write_time(state_bytes, self.config.storage_throughput)
+        let written = if state_bytes > self.config.memory_threshold {
+            self.create_file(sync_end) + write_time(state_bytes, self.config.storage_throughput)
         } else {
-            0
+            sync_end
         };
-        self.schedule(sync_end + write, Ev::StateWritten(t, id));
+        self.schedule(written, Ev::StateWritten(t, id));
         let name = self.tasks[t].name.clone();
         let mode = if switched { "unaligned" } else { "aligned" };
         let extra = if output_captured > 0 {
@@ -428,13 +428,26 @@ impl Engine {
         let threshold = self.config.memory_threshold;
         let file = self.writers[w].files.entry(req.checkpoint).or_default();
         file.bytes += req.bytes;
-        let mut d = write_time(req.bytes, self.config.storage_throughput);
-        if !file.is_file && file.bytes > threshold {
-            file.is_file = true;
-            d += self.config.storage_file_cost;
-        }
+        let new_file = !file.is_file && file.bytes > threshold;
+        file.is_file |= new_file;
+        let start = if new_file {
+            self.create_file(self.now)
+        } else {
+            self.now
+        };
+        let done = start + write_time(req.bytes, self.config.storage_throughput);
         self.writers[w].in_progress = Some(req);
-        self.schedule(self.now + d, Ev::WriterDone(w));
+        self.schedule(done, Ev::WriterDone(w));
+    }
+
+    /// Creates a file in checkpoint storage, asked for at `at`; returns when it exists.
+    /// Creations queue at the storage's metadata service (an HDFS NameNode, an object
+    /// store's request rate): this shared cost is what makes many small files expensive.
+    fn create_file(&mut self, at: Micros) -> Micros {
+        let start = at.max(self.storage_metadata_free_at);
+        self.storage_metadata_free_at = start + self.config.storage_file_cost;
+        self.storage_files_created += 1;
+        self.storage_metadata_free_at
     }
 
     pub(crate) fn writer_done(&mut self, w: usize) {

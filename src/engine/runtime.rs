@@ -130,6 +130,10 @@ pub struct Engine {
     pub partitions: Vec<Partition>,
     pub gates: Vec<Gate>,
     pub writers: Vec<ChannelStateWriter>,
+    /// When the checkpoint storage's metadata service can create the next file.
+    pub storage_metadata_free_at: Micros,
+    /// Files created in checkpoint storage over the run (state and channel state).
+    pub storage_files_created: u64,
     pub coordinator: Coordinator,
     /// External systems behind the sinks, by operator index (`None` for non-sinks).
     pub external: Vec<Option<ExternalSink>>,
@@ -197,6 +201,8 @@ impl Engine {
             partitions: Vec::new(),
             gates: Vec::new(),
             writers: Vec::new(),
+            storage_metadata_free_at: 0,
+            storage_files_created: 0,
             coordinator: Coordinator::default(),
             external,
             paths: Vec::new(),
