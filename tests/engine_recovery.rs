@@ -1,0 +1,296 @@
+//! Recovery (issue 5): failures at the awkward moments, restore refusals for topology and
+//! serializer changes, dropping channel state on request, retention loss, replay distance,
+//! and what each sink kind shows after a failure.
+
+mod common;
+use checkpoint_playground::engine::spec::*;
+use checkpoint_playground::engine::task::TaskStatus;
+use checkpoint_playground::engine::time::Micros;
+use checkpoint_playground::engine::{Engine, JobStatus};
+use common::*;
+
+const UC: &[(&str, &str)] = &[("execution.checkpointing.unaligned.enabled", "true")];
+
+fn cfg(extra: &[(&'static str, &'static str)]) -> Vec<(&'static str, &'static str)> {
+    let mut c = vec![
+        ("execution.checkpointing.interval", "500ms"),
+        ("restart-strategy.fixed-delay.delay", "100ms"),
+    ];
+    c.extend_from_slice(extra);
+    c
+}
+
+/// The first virtual time at which `pred` holds in a failure-free run.
+fn first_time(spec: &JobSpec, pred: impl Fn(&Engine) -> bool) -> Micros {
+    let mut e = Engine::new(spec.clone()).unwrap();
+    while e.step() {
+        if pred(&e) {
+            return e.now;
+        }
+    }
+    panic!("condition never held");
+}
+
+fn fail_at(spec: &JobSpec, at: Micros, operator: &str, subtask: u32) -> Engine {
+    let mut s = spec.clone();
+    s.events.push(TimedAction {
+        at,
+        action: Action::Fail {
+            operator: operator.into(),
+            subtask,
+        },
+    });
+    let mut e = Engine::new(s).unwrap();
+    while e.step() {
+        e.check_invariants().unwrap();
+    }
+    e
+}
+
+fn assert_exactly_once(e: &Engine, what: &str) {
+    assert_eq!(e.status, JobStatus::Finished, "{what}: job did not finish");
+    e.check_no_leak().unwrap();
+    let v = e.sink_verdict(3);
+    assert!(
+        v.exactly_once,
+        "{what}: {} duplicates, {} lost",
+        v.duplicates, v.lost
+    );
+    assert!(!e.failures.is_empty(), "{what}: the failure did not happen");
+}
+
+#[test]
+fn failure_during_the_async_phase_of_an_unaligned_checkpoint() {
+    let spec = pipeline(&cfg(UC), Some(4000), "2ms", "60s");
+    let at = first_time(&spec, |e| {
+        e.now > 1_000_000
+            && e.tasks.iter().any(|t| {
+                t.checkpoints
+                    .values()
+                    .any(|c| c.sync_end.is_some() && c.acked_at.is_none() && c.persisted_bytes > 0)
+            })
+    });
+    assert_exactly_once(&fail_at(&spec, at, "count", 0), "async phase");
+}
+
+#[test]
+fn failure_during_alignment() {
+    let spec = pipeline(&cfg(&[]), Some(4000), "2ms", "60s");
+    let at = first_time(&spec, |e| {
+        e.now > 1_000_000
+            && e.tasks
+                .iter()
+                .any(|t| t.handler.pending && !t.handler.aligned_channels.is_empty())
+    });
+    assert_exactly_once(&fail_at(&spec, at, "out", 0), "alignment");
+}
+
+#[test]
+fn failure_during_recovery() {
+    let spec = pipeline(&cfg(UC), Some(4000), "2ms", "60s");
+    let first = fail_at(&spec, d("4s"), "count", 1);
+    assert!(
+        first.failures[0].recovered_inflight_records > 0,
+        "the restore replays in-flight data"
+    );
+    let mut s = spec.clone();
+    s.events.push(TimedAction {
+        at: d("4s"),
+        action: Action::Fail {
+            operator: "count".into(),
+            subtask: 1,
+        },
+    });
+    let at = first_time(&s, |e| {
+        e.tasks.iter().any(|t| t.status == TaskStatus::Recovering)
+    });
+    let e = fail_at(&s, at + 1, "map", 0);
+    assert_eq!(e.failures.len(), 2, "second failure while recovering");
+    assert_exactly_once(&e, "during recovery");
+}
+
+fn topology_change(extra: &[(&'static str, &'static str)]) -> JobSpec {
+    let mut spec = pipeline(&cfg(extra), None, "300us", "8s");
+    spec.events.push(TimedAction {
+        at: d("1500ms"),
+        action: Action::SetPartitioner {
+            from: "count".into(),
+            to: "out".into(),
+            partitioner: Partitioner::Broadcast,
+        },
+    });
+    spec.events.push(TimedAction {
+        at: d("3s"),
+        action: Action::Fail {
+            operator: "map".into(),
+            subtask: 0,
+        },
+    });
+    spec
+}
+
+#[test]
+fn a_topology_change_refuses_an_unaligned_restore_but_not_an_aligned_one() {
+    let mut e = Engine::new(topology_change(UC)).unwrap();
+    e.run_to_end();
+    assert_eq!(e.status, JobStatus::Failed);
+    let err = e.failures[0].restore_error.clone().expect("refused");
+    assert!(err.contains("topology changed"), "{err}");
+
+    let mut e = Engine::new(topology_change(&[])).unwrap();
+    e.run_to_end();
+    assert_eq!(e.status, JobStatus::Running);
+    assert!(e.failures[0].restore_error.is_none());
+    assert!(e.failures[0].restored_checkpoint.is_some());
+}
+
+#[test]
+fn a_serializer_change_refuses_an_unaligned_restore() {
+    let mut spec = pipeline(&cfg(UC), None, "2ms", "8s");
+    spec.events.push(TimedAction {
+        at: d("1500ms"),
+        action: Action::SetConfig {
+            key: "playground.serializer.version".into(),
+            value: "2".into(),
+        },
+    });
+    spec.events.push(TimedAction {
+        at: d("3s"),
+        action: Action::Fail {
+            operator: "map".into(),
+            subtask: 0,
+        },
+    });
+    let mut e = Engine::new(spec.clone()).unwrap();
+    e.run_to_end();
+    assert_eq!(e.status, JobStatus::Failed);
+    let err = e.failures[0].restore_error.clone().unwrap();
+    assert!(err.contains("serializer changed (version 1 -> 2)"), "{err}");
+
+    // recover-without-channel-state names that checkpoint: restore, drop its in-flight data.
+    let id = e.failures[0].restored_checkpoint.unwrap();
+    let id_text = id.to_string();
+    spec.config
+        .set(
+            "execution.checkpointing.recover-without-channel-state.checkpoint-id",
+            &id_text,
+        )
+        .unwrap();
+    let mut e = Engine::new(spec).unwrap();
+    e.run_to_end();
+    assert_eq!(e.status, JobStatus::Running);
+    let f = &e.failures[0];
+    assert_eq!(f.restored_checkpoint, Some(id));
+    assert!(
+        f.lost_records > 0,
+        "the dropped in-flight records are counted"
+    );
+    let v = e.sink_verdict(3);
+    assert!(
+        v.lost > 0 && !v.exactly_once,
+        "the sink verdict shows the loss: {v:?}"
+    );
+}
+
+#[test]
+fn a_retention_window_loses_records_when_recovery_replays_too_far_back() {
+    // Aligned checkpoints under heavy backpressure expire; the failure rewinds far; by the
+    // time the source re-reads, the oldest records have left the topic's retention.
+    let spec = job(
+        "retention",
+        "40s",
+        &[
+            ("execution.checkpointing.interval", "2s"),
+            ("execution.checkpointing.timeout", "1s"),
+            (
+                "execution.checkpointing.tolerable-failed-checkpoints",
+                "100",
+            ),
+            ("restart-strategy.fixed-delay.delay", "1s"),
+        ],
+        vec![
+            {
+                let mut s = source("src", 1, 1000.0, None);
+                if let OperatorKind::Source(src) = &mut s.kind {
+                    src.retention = Some(d("5s"));
+                }
+                s
+            },
+            op("map", OperatorKind::Map, 1, "50us"),
+            op("count", OperatorKind::KeyedAggregate, 1, "50us"),
+            sink("out", 1, "3ms", SinkDelivery::TwoPhaseCommit),
+        ],
+        vec![
+            edge("src", "map", Partitioner::Rebalance),
+            edge("map", "count", Partitioner::Hash),
+            edge("count", "out", Partitioner::Rebalance),
+        ],
+    );
+    let mut s = spec.clone();
+    s.events.push(TimedAction {
+        at: d("20s"),
+        action: Action::Fail {
+            operator: "count".into(),
+            subtask: 0,
+        },
+    });
+    let mut e = Engine::new(s).unwrap();
+    e.run_to_end();
+    let r = e.report();
+    let lost = e.sink_verdict(3).lost;
+    println!(
+        "retention: {} expired, sink lost {lost}, failure {:?}",
+        e.expired_records, r.failures[0]
+    );
+    assert!(e.expired_records > 0 && lost > 0);
+    assert!(!r.sinks[0].exactly_once);
+}
+
+#[test]
+fn longer_checkpoint_intervals_replay_more_after_a_failure() {
+    let replayed = |interval: &'static str| {
+        let spec = pipeline(
+            &[
+                ("execution.checkpointing.interval", interval),
+                ("restart-strategy.fixed-delay.delay", "100ms"),
+            ],
+            None,
+            "100us",
+            "10s",
+        );
+        let e = fail_at(&spec, d("7300ms"), "count", 0);
+        e.failures[0].replayed_records
+    };
+    let (short, long) = (replayed("500ms"), replayed("3s"));
+    println!("replayed after a failure: interval 500ms -> {short} records, 3s -> {long}");
+    assert!(long > short);
+}
+
+#[test]
+fn sinks_after_a_failure_two_phase_commit_idempotent_at_least_once() {
+    for (delivery, dup_expected) in [
+        (SinkDelivery::TwoPhaseCommit, false),
+        (SinkDelivery::Idempotent, false),
+        (SinkDelivery::AtLeastOnce, true),
+    ] {
+        let mut spec = pipeline(&cfg(&[]), Some(3000), "1ms", "60s");
+        spec.operators[3].kind = OperatorKind::Sink { delivery };
+        let e = fail_at(&spec, d("2200ms"), "map", 1);
+        assert_eq!(e.status, JobStatus::Finished);
+        let v = e.sink_verdict(3);
+        assert_eq!(v.lost, 0, "{delivery:?}");
+        assert_eq!(
+            v.duplicates > 0,
+            dup_expected,
+            "{delivery:?}: {} duplicates",
+            v.duplicates
+        );
+        let rewrites = e.external[3].as_ref().unwrap().rewrites;
+        if delivery == SinkDelivery::Idempotent {
+            assert!(
+                rewrites > 0,
+                "an idempotent sink rewrites the replayed rows"
+            );
+        }
+    }
+}
