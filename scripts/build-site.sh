@@ -33,10 +33,22 @@ mkdir -p "$DIST/pkg"
 say "wasm-bindgen $(wasm-bindgen --version | awk '{print $2}') --target web"
 wasm-bindgen --target web --no-typescript --out-dir "$DIST/pkg" "$WASM_IN"
 
+# wasm-opt (binaryen's, run by node) takes ~10 s: keep its output for an unchanged
+# input in target/site-cache/, keyed by the input's hash and the level.
 WASM="$DIST/pkg/${CRATE}_bg.wasm"
-say "wasm-opt $WASM_OPT_LEVEL ($(wasm-opt --version))"
-wasm-opt "$WASM_OPT_LEVEL" "$WASM" -o "$WASM.opt"
-mv "$WASM.opt" "$WASM"
+CACHE="$ROOT/target/site-cache"
+KEY="$(sha256sum "$WASM" | awk '{print $1}')$WASM_OPT_LEVEL"
+if [[ -f "$CACHE/$KEY.wasm" ]]; then
+    say "wasm-opt $WASM_OPT_LEVEL: input unchanged, reusing target/site-cache/"
+    cp "$CACHE/$KEY.wasm" "$WASM"
+else
+    say "wasm-opt $WASM_OPT_LEVEL ($(wasm-opt --version))"
+    wasm-opt "$WASM_OPT_LEVEL" "$WASM" -o "$WASM.opt"
+    mv "$WASM.opt" "$WASM"
+    rm -rf "$CACHE"
+    mkdir -p "$CACHE"
+    cp "$WASM" "$CACHE/$KEY.wasm"
+fi
 
 cp "$ROOT/index.html" "$DIST/"
 cp -R "$ROOT/www/static/." "$DIST/"
