@@ -13,12 +13,12 @@ const SCREENSHOTS = join(dirname(fileURLToPath(import.meta.url)), 'screenshots')
 let browser;
 before(async () => {
   browser = await launch();
-});
+}, { timeout: 60_000 });
 after(async () => {
   await browser?.close();
 });
 
-test('the shell loads with its header and panels, and no errors', async () => {
+test('the shell loads with its header and panels, and no errors', { timeout: 60_000 }, async () => {
   const page = await browser.context.newPage();
   const problems = watchProblems(page);
 
