@@ -8,3 +8,17 @@
 
 pub mod engine;
 pub mod scenario;
+
+#[cfg(target_arch = "wasm32")]
+pub mod ui;
+
+/// Starts the playground in the current page: mounts the Yew app into `#app`.
+///
+/// Exported to JavaScript and called by `index.html` after the module is
+/// initialised. It is deliberately not a `#[wasm_bindgen(start)]` function, which
+/// would also run inside wasm test binaries.
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn run_app() {
+    ui::mount_in_page();
+}

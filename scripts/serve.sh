@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Sets up the machine (scripts/setup.sh), builds the release site into dist/
+# (scripts/build-site.sh) and serves it on http://127.0.0.1:8080/ until Ctrl-C.
+# PORT overrides the port.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+PORT=${PORT:-8080}
+bash "$ROOT/scripts/setup.sh"
+bash "$ROOT/scripts/build-site.sh"
+log serve "open http://127.0.0.1:$PORT/ (Ctrl-C stops the server)"
+exec python3 -m http.server --bind 127.0.0.1 --directory "$ROOT/dist" "$PORT"

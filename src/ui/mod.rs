@@ -1,0 +1,39 @@
+//! The Yew playground (wasm32 only): components that show engine views and send
+//! commands, with no engine logic of their own.
+//!
+//! Contract: [`App`] is the root component; [`mount`] renders it into a given DOM
+//! element and returns the handle that keeps it alive (tests mount into a detached
+//! `div`, the page mounts into `#app` through the crate's exported `run_app`). Every
+//! panel carries a stable `data-testid` so browser tests can find it without
+//! depending on markup details; the ids are listed in [`components`].
+
+pub mod app;
+pub mod components;
+
+pub use app::App;
+
+use web_sys::Element;
+use yew::AppHandle;
+
+/// Renders [`App`] into `root`, replacing whatever `root` held (a loading message).
+///
+/// The returned handle owns the app: dropping it leaves the app mounted (Yew keeps
+/// it alive), calling `destroy()` on it unmounts it.
+pub fn mount(root: Element) -> AppHandle<App> {
+    yew::Renderer::<App>::with_root(root).render()
+}
+
+/// Mounts [`App`] into the element with id `app`, or into `<body>` when the page has
+/// no such element. Panics (with a clear message in the console) only when the page
+/// has no document at all.
+pub fn mount_in_page() {
+    let document = web_sys::window()
+        .and_then(|window| window.document())
+        .expect("the playground needs a browser window with a document");
+    let root = document
+        .get_element_by_id("app")
+        .or_else(|| document.body().map(Element::from))
+        .expect("the page has neither an #app element nor a <body>");
+    // The handle is deliberately leaked: the app lives as long as the page.
+    std::mem::forget(mount(root));
+}

@@ -1,0 +1,56 @@
+// Starts Debian's Chromium through playwright-core for the end-to-end tests.
+//
+// Contract: `launch()` returns { context, close } for a fresh, isolated browser
+// profile (a new temporary user-data-dir, removed by close()). It never downloads a
+// browser: the executable is /usr/bin/chromium (override with CHROMIUM_PATH). The
+// site under test is BASE_URL (scripts/test.sh serves dist/ and sets it).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+export const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
+
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+export async function launch() {
+  const userDataDir = mkdtempSync(join(tmpdir(), 'cp-e2e-profile-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    args: FLAGS,
+    viewport: { width: 1400, height: 900 },
+  });
+  return {
+    context,
+    async close() {
+      await context.close();
+      rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+// Collects console errors, page errors and failed requests of a page, so a test can
+// assert that the page loaded cleanly.
+export function watchProblems(page) {
+  const problems = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(`console.error: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('requestfailed', (request) =>
+    problems.push(`request failed: ${request.url()} (${request.failure()?.errorText})`));
+  page.on('response', (response) => {
+    if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
+  });
+  return problems;
+}
