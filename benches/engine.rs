@@ -27,7 +27,12 @@ fn ring_loop(records: u64, hops: usize) -> u64 {
     let mut checksum = 0u64;
     let lineage = Rc::new((0u16, 0u16, 0u64));
     for i in 0..records {
-        rings[0].push_back(Rec { key: i % 64, value: i as i64, size: 256, lineage: lineage.clone() });
+        rings[0].push_back(Rec {
+            key: i % 64,
+            value: i as i64,
+            size: 256,
+            lineage: lineage.clone(),
+        });
         for h in 0..hops {
             let r = rings[h].pop_front().expect("pushed");
             checksum = checksum.wrapping_add(r.key ^ r.value as u64 ^ r.size as u64);
@@ -52,7 +57,12 @@ fn main() {
     e.run_to_end();
     let engine_secs = started.elapsed().as_secs_f64();
     let hops: u64 = e.tasks.iter().map(|t| t.metrics.records_in).sum();
-    let sources: u64 = e.tasks.iter().filter(|t| t.is_source).map(|t| t.metrics.records_out).sum();
+    let sources: u64 = e
+        .tasks
+        .iter()
+        .filter(|t| t.is_source)
+        .map(|t| t.metrics.records_out)
+        .sum();
     let depth = (hops as f64 / sources.max(1) as f64).round().max(1.0) as usize;
 
     let started = Instant::now();
@@ -63,7 +73,17 @@ fn main() {
     let ring_rate = hops as f64 / ring_secs;
     let cps = e.coordinator.history.len();
     println!("engine: {subtasks} subtasks, {:.0}s virtual, {hops} record-hops, {cps} checkpoints in {engine_secs:.3}s wall", e.now as f64 / 1e6);
-    println!("engine: {:.2} M record-hops/s ({:.0}x faster than real time)", engine_rate / 1e6, e.now as f64 / 1e6 / engine_secs);
-    println!("ring buffer: {:.2} M record-hops/s over {depth} hops", ring_rate / 1e6);
-    println!("ratio engine / bare ring buffer: 1 : {:.1}", ring_rate / engine_rate);
+    println!(
+        "engine: {:.2} M record-hops/s ({:.0}x faster than real time)",
+        engine_rate / 1e6,
+        e.now as f64 / 1e6 / engine_secs
+    );
+    println!(
+        "ring buffer: {:.2} M record-hops/s over {depth} hops",
+        ring_rate / 1e6
+    );
+    println!(
+        "ratio engine / bare ring buffer: 1 : {:.1}",
+        ring_rate / engine_rate
+    );
 }

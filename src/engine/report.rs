@@ -55,6 +55,8 @@ pub struct SubtaskCheckpointReport {
     /// When the first barrier (or the trigger, for sources) reached the subtask.
     pub first_barrier_ms: Option<f64>,
     pub ack_ms: Option<f64>,
+    /// When the synchronous part of the snapshot started (after alignment, if any).
+    pub sync_start_ms: Option<f64>,
     pub end_to_end_ms: Option<f64>,
     pub start_delay_ms: f64,
     pub alignment_ms: f64,

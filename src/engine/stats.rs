@@ -32,6 +32,7 @@ pub fn checkpoint_report(engine: &Engine, s: &CheckpointStats) -> CheckpointRepo
                 unaligned: st.persisted_bytes > 0,
                 first_barrier_ms: st.started_at.map(ms),
                 ack_ms: st.ack_at.map(ms),
+                sync_start_ms: (st.sync_start > 0).then(|| ms(st.sync_start)),
                 end_to_end_ms: st.ack_at.map(|a| ms(a - s.trigger_at)),
                 start_delay_ms: ms(st.start_delay),
                 alignment_ms: ms(st.alignment),
