@@ -54,7 +54,7 @@ layer_lint() {
 }
 
 layer_native() {
-    step native cargo test
+    step native cargo test --no-fail-fast
 }
 
 layer_wasm() {

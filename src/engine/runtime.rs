@@ -16,6 +16,7 @@ use super::graph::{self, EdgeRuntime};
 use super::log::{EventLog, LogKind};
 use super::network::{Channel, Gate, Partition};
 use super::report::{FailureReport, Report, SinkRecord};
+use super::rng::Rng;
 use super::sinks::ExternalSink;
 use super::spec::{Action, JobSpec, OperatorKind, Partitioner, SpecError, TimedAction};
 use super::task::{Activity, Mail, OpState, SinkTxns, Task, TaskMetrics, TaskStatus};
@@ -235,7 +236,13 @@ impl Engine {
     /// Builds the execution graph and fresh tasks for a new job attempt.
     pub(crate) fn deploy(&mut self) {
         self.serializer_version = self.config.serializer_version;
-        let g = graph::build(&self.spec, &self.next_partitioners, &self.config);
+        let mut g = graph::build(&self.spec, &self.next_partitioners, &self.config);
+        // Flink's rebalance/rescale partitioners start at a random channel
+        // (`RebalancePartitioner.setup`); one seeded stream per deployment.
+        let mut rng = Rng::new(self.spec.seed).fork(0x5EED_0000 + self.epoch as u64);
+        for p in g.partitions.iter_mut() {
+            p.next_channel = rng.below(p.channels.len().max(1) as u64) as usize;
+        }
         self.paths = graph::sink_paths(&self.spec, &g.edges);
         self.edges = g.edges;
         self.channels = g.channels;

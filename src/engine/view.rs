@@ -60,6 +60,8 @@ pub struct TaskView {
     pub records_out: u64,
     /// Output buffers in use / pool size, summed over partitions.
     pub output_pool: (u32, u32),
+    /// Input buffers holding data / buffers the input channels own (exclusive + floating).
+    pub input_pool: (u32, u32),
     pub overdraft_in_use: u32,
 }
 
@@ -197,6 +199,13 @@ impl Engine {
                     records_in: t.metrics.records_in,
                     records_out: t.metrics.records_out,
                     output_pool: (used, size),
+                    input_pool: (
+                        t.inputs
+                            .iter()
+                            .map(|&c| self.channels[c].received_data)
+                            .sum(),
+                        t.inputs.iter().map(|&c| self.channels[c].owned()).sum(),
+                    ),
                     overdraft_in_use: overdraft,
                 }
             })

@@ -5,9 +5,9 @@
 
 /// (preset, virtual time to run to in µs, event hash).
 pub const GOLDEN: &[(&str, u64, u64)] = &[
-    ("unaligned", 30_000_000, 0x4e0e_3fce_33dc_9dc2),
-    ("aligned-timeout", 30_000_000, 0xd1fb_cd12_8748_d40b),
-    ("why-uc", 60_000_000, 0xfd91_81fb_48db_0ed0),
+    ("unaligned", 30_000_000, 0xb36f_2bd8_a9cc_def6),
+    ("aligned-timeout", 30_000_000, 0x1eb4_70d3_7256_63ef),
+    ("why-uc", 60_000_000, 0xe713_7466_0972_647d),
 ];
 
 use checkpoint_playground::engine::Engine;
