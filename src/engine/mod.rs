@@ -36,6 +36,7 @@ mod stats;
 pub mod task;
 mod task_loop;
 pub mod time;
+pub mod time_travel;
 pub mod view;
 
 pub use runtime::{Engine, JobStatus};
