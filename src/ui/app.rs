@@ -83,6 +83,9 @@ pub struct App {
     raf: Option<Closure<dyn FnMut(f64)>>,
     keydown: Option<Closure<dyn FnMut(web_sys::KeyboardEvent)>>,
     frame_stats: FrameStats,
+    /// Of the frame work: engine slices and snapshot cutting (the rest is rendering).
+    engine_stats: FrameStats,
+    cut_stats: FrameStats,
     frame_start: Option<f64>,
     effective_speed: Option<f64>,
     on_command: Callback<Command>,
@@ -358,6 +361,8 @@ impl Component for App {
             raf: None,
             keydown: None,
             frame_stats: FrameStats::default(),
+            engine_stats: FrameStats::default(),
+            cut_stats: FrameStats::default(),
             frame_start: None,
             effective_speed: None,
             on_command,
@@ -400,6 +405,8 @@ impl Component for App {
                 } else {
                     self.request_frame(ctx);
                 }
+                self.engine_stats.record(self.sim.last_timing.0);
+                self.cut_stats.record(self.sim.last_timing.1);
                 self.frame_start = Some(start);
                 true
             }
@@ -452,13 +459,15 @@ impl Component for App {
                 <main class="layout">
                     <Controls on_command={on_command.clone()}
                         playing={self.playing}
-                        now={snaps.live.now}
+                        now={self.sim.now()}
                         duration={self.sim.duration()}
                         speed={self.speed}
                         effective_speed={if self.playing { self.effective_speed } else { None }}
                         done={self.sim.is_done()}
                         status={self.sim.status()}
                         frame={self.frame_stats.summary()}
+                        engine_ms={self.engine_stats.summary().map(|s| s.0)}
+                        cut_ms={self.cut_stats.summary().map(|s| s.0)}
                         name={AttrValue::from(self.sim.document.name.clone())}
                         description={self.sim.document.description.clone().map(AttrValue::from)} />
                     <JobGraphPanel layout={snaps.layout.clone()} live={snaps.live.clone()}
@@ -471,7 +480,7 @@ impl Component for App {
                         on_command={on_command.clone()} />
                     <SinksRecoveryPanel report={snaps.report.clone()} />
                     <ChartsPanel charts={snaps.charts.clone()} report={snaps.report.clone()} />
-                    <EventLog entries={snaps.log.clone()} />
+                    <EventLog entries={snaps.log.clone()} total={snaps.log_total} />
                 </main>
                 if self.help {
                     <HelpOverlay on_command={on_command} />

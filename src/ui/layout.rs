@@ -19,7 +19,7 @@ pub const CELL_GAP: f64 = 2.0;
 /// Width of a queue area (input or output side of a subtask).
 pub const QUEUE_W: f64 = MAX_CELLS as f64 * (CELL_W + CELL_GAP) + 24.0;
 /// Width of a subtask's body.
-pub const BODY_W: f64 = 108.0;
+pub const BODY_W: f64 = 118.0;
 /// Horizontal room between two columns, for the wires.
 pub const GAP_W: f64 = 56.0;
 const COLUMN_W: f64 = QUEUE_W * 2.0 + BODY_W + GAP_W;

@@ -33,6 +33,10 @@ const LOG_KEEP: usize = 300;
 /// action refreshes everything at once.
 const SECONDARY_EVERY_MS: f64 = 250.0;
 const REPORT_EVERY_MS: f64 = 400.0;
+/// While playing, the job view is re-cut at most this often (wall ms, ~30 Hz): the
+/// engine still advances every frame, but the browser re-lays out the SVG at most
+/// 30 times a second, which keeps frames short on large jobs.
+const LIVE_EVERY_MS: f64 = 33.0;
 
 /// The live part of the job view: changes every frame while running.
 #[derive(Clone, Debug, PartialEq)]
@@ -82,6 +86,8 @@ pub struct Snapshots {
     pub report: Rc<Report>,
     pub charts: Rc<ChartData>,
     pub log: Rc<Vec<LogEntry>>,
+    /// Entries ever logged when `log` was cut.
+    pub log_total: u64,
     pub settings: Rc<SettingsView>,
 }
 
@@ -139,6 +145,9 @@ pub struct Sim {
     pub snapshots: Snapshots,
     last_report_wall: f64,
     last_secondary_wall: f64,
+    last_live_wall: f64,
+    /// Wall ms of the last [`Sim::advance`]: (engine slices, snapshot cutting).
+    pub last_timing: (f64, f64),
 }
 
 fn now_ms() -> f64 {
@@ -164,6 +173,8 @@ impl Sim {
             snapshots,
             last_report_wall: 0.0,
             last_secondary_wall: 0.0,
+            last_live_wall: 0.0,
+            last_timing: (0.0, 0.0),
         };
         sim.keys = sim.current_keys();
         Ok(sim)
@@ -212,7 +223,9 @@ impl Sim {
                 }
             }
         }
+        let engine_done = now_ms();
         self.changed(false);
+        self.last_timing = (engine_done - start, now_ms() - engine_done);
         self.now()
     }
 
@@ -290,11 +303,14 @@ impl Sim {
         if keys.layout != self.keys.layout {
             self.snapshots.layout = Rc::new(Layout::compute(e));
         }
-        self.snapshots.live = Rc::new(live_view(e));
+        let wall = now_ms();
+        if force || wall - self.last_live_wall >= LIVE_EVERY_MS {
+            self.snapshots.live = Rc::new(live_view(e));
+            self.last_live_wall = wall;
+        }
         if keys.settings != self.keys.settings {
             self.snapshots.settings = Rc::new(settings_view(e));
         }
-        let wall = now_ms();
         let mut cut = self.keys;
         cut.layout = keys.layout;
         cut.settings = keys.settings;
@@ -312,6 +328,7 @@ impl Sim {
             }
             if keys.log != self.keys.log {
                 self.snapshots.log = Rc::new(log_entries(e));
+                self.snapshots.log_total = e.log.total;
             }
             cut.charts = keys.charts;
             cut.log = keys.log;
@@ -329,6 +346,7 @@ fn cut_all(e: &Engine) -> Snapshots {
         report: Rc::new(e.report()),
         charts: Rc::new(chart_data(e)),
         log: Rc::new(log_entries(e)),
+        log_total: e.log.total,
         settings: Rc::new(settings_view(e)),
     }
 }

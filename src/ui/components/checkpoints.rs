@@ -219,14 +219,31 @@ fn timeline(c: &CheckpointReport, now_ms: f64) -> Html {
     }
 }
 
-fn detail(c: &CheckpointReport, now_ms: f64, explicit: bool) -> Html {
+#[derive(Properties, PartialEq)]
+struct DetailProps {
+    c: CheckpointReport,
+    /// Virtual time for open bars (0 once the checkpoint is over: no re-render).
+    now_ms: f64,
+    explicit: bool,
+    /// The per-subtask table (only for an explicitly selected checkpoint).
+    table: bool,
+}
+
+/// The selected checkpoint; re-renders only when that checkpoint changes.
+#[function_component(CheckpointDetail)]
+fn checkpoint_detail(props: &DetailProps) -> Html {
+    detail(&props.c, props.now_ms, props.explicit, props.table)
+}
+
+fn detail(c: &CheckpointReport, now_ms: f64, explicit: bool, table: bool) -> Html {
     html! {
         <div class="checkpoint-detail" data-testid="checkpoint-detail" data-id={c.id.to_string()}>
             <h3 class="subsection-title">
                 { format!("Checkpoint {} — {} · {} · trigger {}{}", c.id, type_label(c), status_label(c), format::ms(c.trigger_ms),
-                    if explicit { "" } else { " (newest; click a row to pick another)" }) }
+                    if explicit { "" } else { " (newest; click a row for its per-subtask table)" }) }
             </h3>
             { timeline(c, now_ms) }
+            if table {
             <div class="table-scroll">
                 <table class="table compact">
                     <thead><tr>
@@ -253,6 +270,7 @@ fn detail(c: &CheckpointReport, now_ms: f64, explicit: bool) -> Html {
                     </tbody>
                 </table>
             </div>
+            }
         </div>
     }
 }
@@ -320,7 +338,8 @@ pub fn checkpoints_panel(props: &CheckpointsProps) -> Html {
                 </table>
             </div>
             if let Some((c, explicit)) = shown {
-                { detail(c, now_ms, explicit) }
+                <CheckpointDetail c={c.clone()} explicit={explicit} table={explicit}
+                    now_ms={if c.status == "in_progress" { now_ms } else { 0.0 }} />
             }
         </Panel>
     }

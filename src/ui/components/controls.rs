@@ -41,6 +41,9 @@ pub struct ControlsProps {
     pub status: JobStatus,
     /// (avg ms, p95 ms, frames) of frame work.
     pub frame: Option<(f64, f64, usize)>,
+    /// Average wall ms per frame spent in engine slices and in cutting snapshots.
+    pub engine_ms: Option<f64>,
+    pub cut_ms: Option<f64>,
     pub name: AttrValue,
     pub description: Option<AttrValue>,
 }
@@ -104,7 +107,7 @@ pub fn controls(props: &ControlsProps) -> Html {
     };
     let (avg, p95, frames) = props.frame.unwrap_or((0.0, 0.0, 0));
     html! {
-        <Panel id="controls" title="Run" testid="controls" class="area-controls">
+        <Panel id="controls" title="Controls" testid="controls" class="area-controls">
             <div class="toolbar" role="toolbar" aria-label="Simulation controls">
                 <div class="button-group">
                     { button(Command::Play, "play", "Play", "M4 2.5v11l9-5.5z", !props.playing && !props.done, "Play (space)") }
@@ -135,7 +138,9 @@ pub fn controls(props: &ControlsProps) -> Html {
                     <span class="control-label">{ "Trigger checkpoint" }</span>
                 </button>
                 <div class="frame-stats" data-testid="frame-stats"
-                    data-avg-ms={format!("{avg:.3}")} data-p95-ms={format!("{p95:.3}")} data-frames={frames.to_string()}
+                    data-avg-ms={format!("{avg:.3}")}
+                    data-engine-ms={format!("{:.3}", props.engine_ms.unwrap_or(0.0))}
+                    data-snapshot-ms={format!("{:.3}", props.cut_ms.unwrap_or(0.0))} data-p95-ms={format!("{p95:.3}")} data-frames={frames.to_string()}
                     title="Wall time per animation frame spent advancing the engine and rendering (average / 95th percentile over the last frames)">
                     <span>{ format!("frame {avg:.1} / p95 {p95:.1} ms") }</span>
                     if let Some(eff) = props.effective_speed {

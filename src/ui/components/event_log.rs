@@ -34,6 +34,8 @@ fn kind_name(k: LogKind) -> &'static str {
 #[derive(Properties, PartialEq)]
 pub struct EventLogProps {
     pub entries: Rc<Vec<LogEntry>>,
+    /// Entries ever logged: entry `i` (newest first) is number `total - 1 - i`.
+    pub total: u64,
 }
 
 #[function_component(EventLog)]
@@ -46,10 +48,13 @@ pub fn event_log(props: &EventLogProps) -> Html {
             filter.set(select.value());
         })
     };
-    let shown: Vec<&LogEntry> = props
+    let total = props.total;
+    let shown: Vec<(u64, &LogEntry)> = props
         .entries
         .iter()
-        .filter(|e| *filter == "all" || kind_name(e.kind) == filter.as_str())
+        .enumerate()
+        .map(|(i, e)| (total.saturating_sub(1 + i as u64), e))
+        .filter(|(_, e)| *filter == "all" || kind_name(e.kind) == filter.as_str())
         .take(150)
         .collect();
     let actions = html! {
@@ -65,10 +70,10 @@ pub fn event_log(props: &EventLogProps) -> Html {
                 if shown.is_empty() {
                     <li class="muted">{ "Nothing yet: press play." }</li>
                 }
-                { for shown.iter().map(|e| {
+                { for shown.iter().map(|(seq, e)| {
                     let kind = kind_name(e.kind);
                     html! {
-                        <li class={classes!("log-entry", format!("log-{kind}"))} data-testid="log-entry" data-kind={kind}>
+                        <li key={*seq} class={classes!("log-entry", format!("log-{kind}"))} data-testid="log-entry" data-kind={kind}>
                             <span class="log-time">{ format!("{:>8.3}s", e.at as f64 / 1e6) }</span>
                             <span class="log-kind">{ kind }</span>
                             <span class="log-text">{ e.text.clone() }</span>

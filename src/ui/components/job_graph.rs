@@ -53,53 +53,11 @@ fn f(x: f64) -> String {
     format!("{x:.1}")
 }
 
-/// One queue item at `x` (left edge), centred on `cy`; returns its width.
-fn item_shape(item: &ItemView, x: f64, cy: f64, h: f64, dashed: bool) -> (Html, f64) {
+/// One event marker at `x` (left edge), centred on `cy` (data cells go through
+/// [`CellPaths`]).
+fn item_shape(item: &ItemView, x: f64, cy: f64, h: f64) -> Html {
     match item {
-        ItemView::Data {
-            bytes,
-            capacity,
-            records,
-            captured,
-            recovered,
-        } => {
-            let fill = (*bytes as f64 / (*capacity).max(1) as f64).clamp(0.0, 1.0);
-            let class = if *recovered {
-                "cell cell-recovered"
-            } else if *captured {
-                "cell cell-captured"
-            } else {
-                "cell"
-            };
-            let title = format!(
-                "buffer: {} of {}, {} record(s){}{}",
-                format::bytes(*bytes as u64),
-                format::bytes(*capacity as u64),
-                records,
-                if *captured {
-                    ", captured for the unaligned checkpoint"
-                } else {
-                    ""
-                },
-                if *recovered {
-                    ", recovered from channel state"
-                } else {
-                    ""
-                }
-            );
-            let fh = (h * fill).max(if *bytes > 0 { 1.0 } else { 0.0 });
-            (
-                html! {
-                    <g class={class}>
-                        <title>{ title }</title>
-                        <rect class={if dashed { "cell-box cell-building" } else { "cell-box" }}
-                            x={f(x)} y={f(cy - h / 2.0)} width={f(CELL_W)} height={f(h)} />
-                        <rect class="cell-fill" x={f(x)} y={f(cy + h / 2.0 - fh)} width={f(CELL_W)} height={f(fh)} />
-                    </g>
-                },
-                CELL_W,
-            )
-        }
+        ItemView::Data { .. } => html! {},
         ItemView::Barrier {
             id,
             unaligned,
@@ -123,51 +81,107 @@ fn item_shape(item: &ItemView, x: f64, cy: f64, h: f64, dashed: bool) -> (Html, 
                     f(cx - r * 0.7),
                     f(cy)
                 );
-                (
-                    html! { <polygon class="barrier barrier-unaligned" {points}><title>{ title }</title></polygon> },
-                    r * 1.4 + 1.0,
-                )
+                html! { <polygon class="barrier barrier-unaligned" {points}><title>{ title }</title></polygon> }
             } else {
-                (
-                    html! {
-                        <rect class="barrier barrier-aligned" x={f(x)} y={f(cy - h / 2.0 - 2.0)}
-                            width="3" height={f(h + 4.0)}><title>{ title }</title></rect>
-                    },
-                    4.0,
-                )
+                html! {
+                    <rect class="barrier barrier-aligned" x={f(x)} y={f(cy - h / 2.0 - 2.0)}
+                        width="3" height={f(h + 4.0)}><title>{ title }</title></rect>
+                }
             }
         }
-        ItemView::Cancel { id } => (
-            html! {
-                <text class="marker-cancel" x={f(x)} y={f(cy + 3.0)}>
-                    { "×" }<title>{ format!("CancelCheckpointMarker {id}") }</title>
-                </text>
-            },
-            7.0,
-        ),
-        ItemView::EndOfPartition => (
-            html! {
-                <rect class="marker-eop" x={f(x)} y={f(cy - h / 2.0)} width="3" height={f(h)}>
-                    <title>{ "EndOfPartition" }</title>
-                </rect>
-            },
-            4.0,
-        ),
+        ItemView::Cancel { id } => html! {
+            <text class="marker-cancel" x={f(x)} y={f(cy + 3.0)}>
+                { "×" }<title>{ format!("CancelCheckpointMarker {id}") }</title>
+            </text>
+        },
+        ItemView::EndOfPartition => html! {
+            <rect class="marker-eop" x={f(x)} y={f(cy - h / 2.0)} width="3" height={f(h)}>
+                <title>{ "EndOfPartition" }</title>
+            </rect>
+        },
     }
 }
 
-/// Draws items from `start`, left to right (`dir = 1`) or right to left (`dir = -1`).
+/// The data cells of one lane, batched into a few SVG paths (one per style) so a
+/// lane is a handful of DOM nodes however many buffers it holds.
+#[derive(Default)]
+struct CellPaths {
+    boxes: String,
+    building: String,
+    fill: String,
+    captured_boxes: String,
+    captured_fill: String,
+    recovered_boxes: String,
+    recovered_fill: String,
+}
+
+fn rect_path(out: &mut String, x: f64, y: f64, w: f64, h: f64) {
+    use std::fmt::Write;
+    let _ = write!(out, "M{x:.1} {y:.1}h{w:.1}v{h:.1}h{:.1}Z", -w);
+}
+
+impl CellPaths {
+    fn data(&mut self, item: &ItemView, x: f64, cy: f64, h: f64, building: bool) {
+        let ItemView::Data {
+            bytes,
+            capacity,
+            captured,
+            recovered,
+            ..
+        } = item
+        else {
+            return;
+        };
+        let fill = (*bytes as f64 / (*capacity).max(1) as f64).clamp(0.0, 1.0);
+        let fh = (h * fill).max(if *bytes > 0 { 1.0 } else { 0.0 });
+        let (boxes, fills) = if *recovered {
+            (&mut self.recovered_boxes, &mut self.recovered_fill)
+        } else if *captured {
+            (&mut self.captured_boxes, &mut self.captured_fill)
+        } else if building {
+            (&mut self.building, &mut self.fill)
+        } else {
+            (&mut self.boxes, &mut self.fill)
+        };
+        rect_path(boxes, x, cy - h / 2.0, CELL_W, h);
+        if fh > 0.0 {
+            rect_path(fills, x, cy + h / 2.0 - fh, CELL_W, fh);
+        }
+    }
+
+    fn html(self) -> Html {
+        let path = |d: String, class: &'static str| {
+            (!d.is_empty()).then(|| html! { <path class={class} d={d} /> })
+        };
+        html! {
+            <>
+                { path(self.boxes, "cells-box") }
+                { path(self.building, "cells-box cells-building") }
+                { path(self.fill, "cells-fill") }
+                { path(self.captured_boxes, "cells-box cells-captured") }
+                { path(self.captured_fill, "cells-fill cells-captured") }
+                { path(self.recovered_boxes, "cells-box cells-recovered") }
+                { path(self.recovered_fill, "cells-fill cells-recovered") }
+            </>
+        }
+    }
+}
+
+/// Draws items from `start`, left to right (`dir = 1`) or right to left (`dir = -1`):
+/// data cells into `cells`, events (barriers, markers) and the `+N` as elements.
+#[allow(clippy::too_many_arguments)]
 fn draw_queue(
+    cells: &mut CellPaths,
     items: &[ItemView],
     hidden: usize,
     start: f64,
     dir: f64,
     cy: f64,
     h: f64,
-    first_dashed: bool,
+    first_building: bool,
 ) -> Html {
     let mut x = start;
-    let mut shapes = Vec::with_capacity(items.len() + 1);
+    let mut shapes = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let w = match item {
             ItemView::Data { .. } => CELL_W,
@@ -178,14 +192,17 @@ fn draw_queue(
             ItemView::Cancel { .. } => 7.0,
         };
         let left = if dir > 0.0 { x } else { x - w };
-        let (shape, _) = item_shape(item, left, cy, h, first_dashed && i == 0);
-        shapes.push(shape);
+        if matches!(item, ItemView::Data { .. }) {
+            cells.data(item, left, cy, h, first_building && i == 0);
+        } else {
+            shapes.push(item_shape(item, left, cy, h));
+        }
         x += dir * (w + CELL_GAP);
     }
     if hidden > 0 {
-        let (tx, anchor) = if dir > 0.0 { (x, "start") } else { (x, "end") };
+        let anchor = if dir > 0.0 { "start" } else { "end" };
         shapes.push(html! {
-            <text class="more" x={f(tx)} y={f(cy + 3.0)} text-anchor={anchor}>{ format!("+{hidden}") }</text>
+            <text class="more" x={f(x)} y={f(cy + 3.0)} text-anchor={anchor}>{ format!("+{hidden}") }</text>
         });
     }
     html! { <>{ for shapes }</> }
@@ -229,6 +246,41 @@ fn channel_lane(props: &LaneProps) -> Html {
         f(x2),
         f(g.in_y)
     );
+    let mut cells = CellPaths::default();
+    let sender_markers = draw_queue(
+        &mut cells,
+        &s_items,
+        s_hidden,
+        g.out_x + 3.0,
+        1.0,
+        g.out_y,
+        out_h,
+        v.building.is_some(),
+    );
+    let receiver_markers = draw_queue(
+        &mut cells,
+        &r_items,
+        r_hidden,
+        g.in_x - 3.0,
+        -1.0,
+        g.in_y,
+        in_h,
+        false,
+    );
+    let wire_markers = if w_items.is_empty() && w_hidden == 0 {
+        html! {}
+    } else {
+        draw_queue(
+            &mut cells,
+            &w_items,
+            w_hidden,
+            mid - 10.0,
+            1.0,
+            (g.out_y + g.in_y) / 2.0,
+            out_h.min(in_h).max(5.0),
+            false,
+        )
+    };
     let no_credit = v.credit == 0 && !v.sender.is_empty();
     let wire_class = classes!(
         "wire",
@@ -250,26 +302,22 @@ fn channel_lane(props: &LaneProps) -> Html {
     );
     html! {
         <g class="lane">
-            <path class={wire_class} d={path}><title>{ title.clone() }</title></path>
+            <title>{ title }</title>
+            <path class={wire_class} d={path} />
             // output lane background
             <rect class={classes!("lane-bg", v.sender_blocked.then_some("lane-blocked"))}
                 x={f(g.out_x + 1.0)} y={f(g.out_y - g.out_pitch / 2.0 + 0.5)}
-                width={f(crate::ui::layout::QUEUE_W - 2.0)} height={f(g.out_pitch - 1.0)}>
-                <title>{ title.clone() }</title>
-            </rect>
+                width={f(crate::ui::layout::QUEUE_W - 2.0)} height={f(g.out_pitch - 1.0)} />
             // input lane background
             <rect class={classes!("lane-bg",
                     v.persisting.then_some("lane-persisting"),
                     v.blocked_at_receiver.then_some("lane-blocked"))}
                 x={f(x2 + 1.0)} y={f(g.in_y - g.in_pitch / 2.0 + 0.5)}
-                width={f(crate::ui::layout::QUEUE_W - 2.0)} height={f(g.in_pitch - 1.0)}>
-                <title>{ title }</title>
-            </rect>
-            { draw_queue(&s_items, s_hidden, g.out_x + 3.0, 1.0, g.out_y, out_h, v.building.is_some()) }
-            { draw_queue(&r_items, r_hidden, g.in_x - 3.0, -1.0, g.in_y, in_h, false) }
-            if !w_items.is_empty() || w_hidden > 0 {
-                { draw_queue(&w_items, w_hidden, mid - 10.0, 1.0, (g.out_y + g.in_y) / 2.0, out_h.min(in_h).max(5.0), false) }
-            }
+                width={f(crate::ui::layout::QUEUE_W - 2.0)} height={f(g.in_pitch - 1.0)} />
+            { cells.html() }
+            { sender_markers }
+            { receiver_markers }
+            { wire_markers }
         </g>
     }
 }
