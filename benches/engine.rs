@@ -35,7 +35,7 @@ fn ring_loop(records: u64, hops: usize) -> u64 {
         });
         for h in 0..hops {
             let r = rings[h].pop_front().expect("pushed");
-            checksum = checksum.wrapping_add(r.key ^ r.value as u64 ^ r.size as u64);
+            checksum = checksum.wrapping_add(r.key ^ r.value as u64 ^ r.size as u64 ^ r.lineage.2);
             if h + 1 < hops {
                 rings[h + 1].push_back(r);
             }

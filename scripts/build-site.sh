@@ -14,6 +14,7 @@
 # opt-level "z" would save ~6 KB gzip at the cost of a slower engine, so the
 # release profile is used as it is.
 set -euo pipefail
+# shellcheck source=scripts/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 CRATE=checkpoint_playground

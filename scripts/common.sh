@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the scripts in this folder (sourced, not run): the repository root, the
 # tool PATH and small logging helpers. No side effects beyond variables and PATH.
 

@@ -3,6 +3,7 @@
 # (scripts/build-site.sh) and serves it on http://127.0.0.1:8080/ until Ctrl-C.
 # PORT overrides the port.
 set -euo pipefail
+# shellcheck source=scripts/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 PORT=${PORT:-8080}

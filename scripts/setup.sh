@@ -6,6 +6,7 @@
 # Idempotent: every step checks a version first, so a re-run takes about a second.
 # Nothing here downloads binaries from outside the package registries.
 set -euo pipefail
+# shellcheck source=scripts/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 WASM_PACK_VERSION=0.15.1
@@ -72,7 +73,8 @@ else
     SUDO=()
     if [[ $(id -u) -ne 0 ]]; then SUDO=(sudo); fi
     "${SUDO[@]}" apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -qq chromium chromium-driver </dev/null
+    "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y -qq chromium chromium-driver </dev/null
 fi
 
 # --- npm tools in www/ (wasm-opt from binaryen, playwright-core) -----------------

@@ -9,6 +9,7 @@
 # the runners' summary lines (the whole log of a layer that failed), or everything
 # with VERBOSE=1. Runs scripts/setup.sh first (skip with SKIP_SETUP=1).
 set -euo pipefail
+# shellcheck source=scripts/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$ROOT"
 

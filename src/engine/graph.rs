@@ -110,6 +110,8 @@ pub fn build(
                 channels: Vec::new(),
                 floating_total: config.floating_buffers_per_gate,
                 floating_free: config.floating_buffers_per_gate,
+                bytes_consumed: 0,
+                debloat_size: config.segment_size,
                 waiting: Default::default(),
             });
             task_gates[task].push(id);

@@ -19,6 +19,7 @@ pub mod channel_state;
 pub mod checkpoint;
 pub mod config;
 pub mod coordinator;
+pub mod debloat;
 mod flow;
 pub mod graph;
 mod invariants;

@@ -268,6 +268,10 @@ pub struct Gate {
     pub floating_free: u32,
     /// Channels waiting for a floating buffer, first come first served.
     pub waiting: VecDeque<usize>,
+    /// Bytes the task consumed from this gate (buffer debloating's throughput input).
+    pub bytes_consumed: u64,
+    /// The debloater's current buffer size (exponential moving average), bytes.
+    pub debloat_size: u32,
 }
 
 /// A snapshot of a buffer for views: size, fill and highlight.

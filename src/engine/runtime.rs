@@ -31,6 +31,8 @@ pub(crate) enum Ev {
     Arrive(usize),
     Credit(usize, u32, u32),
     Resume(usize),
+    /// A consumer's debloater announced a new buffer size for this channel.
+    BufferSize(usize, u32),
     Backlog(usize, u32),
     Flush,
     Mail(usize, Mail),
@@ -148,6 +150,8 @@ pub struct Engine {
     /// Highest offset each source subtask read in any attempt: (operator, subtask) → offset.
     pub source_high_water: BTreeMap<(usize, u32), u64>,
     pub(crate) recovery_started: Option<Micros>,
+    /// The job attempt whose tasks run the debloater.
+    pub(crate) debloat_scheduled_epoch: Option<u32>,
     pub(crate) next_buffer_id: u64,
     /// The spec's actions in time order (the live ones appended).
     pub(crate) timeline: Vec<TimedAction>,
@@ -211,6 +215,7 @@ impl Engine {
             expired_records: 0,
             source_high_water: BTreeMap::new(),
             recovery_started: None,
+            debloat_scheduled_epoch: None,
             log: EventLog::default(),
             samples: Vec::new(),
             next_buffer_id: 0,
@@ -272,6 +277,7 @@ impl Engine {
                 busy_until: self.now,
                 wake_at: None,
                 mailbox: Default::default(),
+                debloat_mark: 0,
                 current: None,
                 current_recovered: false,
                 pending_out: Default::default(),
@@ -295,6 +301,8 @@ impl Engine {
         if self.tasks.len() == tasks.len() {
             for (new, old) in tasks.iter_mut().zip(self.tasks.iter()) {
                 new.metrics = old.metrics.clone();
+                let m = &new.metrics;
+                new.debloat_mark = m.busy + m.soft_backpressured + m.hard_backpressured;
             }
         }
         self.tasks = tasks;
@@ -313,6 +321,7 @@ impl Engine {
         if self.config.buffer_timeout > 0 {
             self.schedule(self.now + self.config.buffer_timeout, Ev::Flush);
         }
+        self.schedule_debloating();
     }
 
     // ------------------------------------------------------------------ scheduling
@@ -455,6 +464,7 @@ impl Engine {
             Ev::Arrive(c) => self.arrive(c),
             Ev::Credit(c, n, epoch) => self.credit_arrived(c, n, epoch),
             Ev::Resume(c) => self.resume_arrived(c),
+            Ev::BufferSize(c, size) => self.channels[c].buffer_size = size,
             Ev::Backlog(c, b) => self.backlog_arrived(c, b),
             Ev::Flush => {
                 self.flush_all();
@@ -557,6 +567,7 @@ impl Engine {
     /// deployment (as in Flink, where they need a restart).
     fn config_changed(&mut self) {
         self.coordinator_config_changed();
+        self.schedule_debloating();
         for t in 0..self.tasks.len() {
             self.wake(t, self.now);
         }

@@ -47,6 +47,8 @@ pub enum Mail {
     /// An aligned barrier that may time out was announced on this channel.
     Announcement(usize),
     AlignmentTimeout(u64),
+    /// The buffer debloater's periodic mailbox action.
+    Debloat,
     OutputTimeout(u64),
     NotifyComplete(u64),
     NotifyAborted(u64),
@@ -114,6 +116,8 @@ pub struct Task {
     pub busy_until: Micros,
     pub wake_at: Option<Micros>,
     pub mailbox: VecDeque<Mail>,
+    /// Busy and backpressured time at the last debloating sample (its non-idle clock).
+    pub debloat_mark: Micros,
     /// Buffer being deserialized: (channel, records left).
     pub current: Option<(usize, VecDeque<Record>)>,
     /// The buffer being deserialized was restored from channel state.

@@ -153,6 +153,10 @@ impl Engine {
             Some(Input::Record(record)) => {
                 self.tasks[t].metrics.records_in += 1;
                 self.tasks[t].metrics.bytes_in += record.size as u64;
+                if let Some((c, _)) = &self.tasks[t].current {
+                    let g = self.channels[*c].gate;
+                    self.gates[g].bytes_consumed += record.size as u64;
+                }
                 self.log
                     .fold(record.lineage.offset ^ ((t as u64) << 40) ^ self.now.rotate_left(20));
                 self.handler_record_processed(t, record.size as u64);
@@ -316,6 +320,7 @@ impl Engine {
             Mail::Announcement(c) => self.handler_announcement(t, c),
             Mail::AlignmentTimeout(id) => self.handler_alignment_timeout(t, id),
             Mail::OutputTimeout(id) => self.output_timeout(t, id),
+            Mail::Debloat => self.debloat(t),
             Mail::NotifyComplete(id) => self.notify_complete_at_task(t, id),
             Mail::NotifyAborted(id) => self.notify_aborted_at_task(t, id),
         }
