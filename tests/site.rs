@@ -47,12 +47,16 @@ fn every_grid_area_used_by_the_ui_is_laid_out() {
     assert_eq!(
         areas,
         [
+            "area-charts",
             "area-checkpoints",
             "area-controls",
             "area-graph",
+            "area-inspector",
+            "area-log",
+            "area-settings",
             "area-sinks"
         ],
-        "the four panels each take one grid area"
+        "the eight panels each take one grid area"
     );
     for area in &areas {
         let name = area.trim_start_matches("area-");

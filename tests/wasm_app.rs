@@ -1,15 +1,17 @@
-//! Browser test of the UI shell: mounts the Yew app into a detached `div` in a real
-//! headless Chromium and checks that the header and every panel are rendered.
+//! Browser tests of the playground: the Yew app mounted into a detached `div` in a
+//! real headless Chromium, opened from links and run to a virtual time through the
+//! app's `run_to` property (no animation frames needed).
 //!
 //! Runs with `cargo test --target wasm32-unknown-unknown --test wasm_app` (the
 //! runner is `wasm-bindgen-test-runner`, see `scripts/test.sh`); natively this file
 //! compiles to an empty test binary.
 #![cfg(target_arch = "wasm32")]
 
-use checkpoint_playground::ui;
+use checkpoint_playground::scenario;
+use checkpoint_playground::ui::{self, AppProps};
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
-use web_sys::{Element, HtmlButtonElement};
+use web_sys::{Element, HtmlElement};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -24,60 +26,190 @@ fn fresh_root() -> Element {
 fn by_testid(root: &Element, testid: &str) -> Element {
     root.query_selector(&format!("[data-testid=\"{testid}\"]"))
         .unwrap()
-        .unwrap_or_else(|| {
-            panic!(
-                "no element with data-testid={testid:?} in {}",
-                root.inner_html()
-            )
-        })
+        .unwrap_or_else(|| panic!("no element with data-testid={testid:?}"))
+}
+
+fn all(root: &Element, selector: &str) -> Vec<Element> {
+    let list = root.query_selector_all(selector).unwrap();
+    (0..list.length())
+        .map(|i| list.item(i).unwrap().dyn_into::<Element>().unwrap())
+        .collect()
+}
+
+fn preset_link(name: &str) -> String {
+    scenario::encode_link(&scenario::preset(name).expect("preset"))
+}
+
+fn props(link: &str, run_to: Option<u64>) -> AppProps {
+    AppProps {
+        link: Some(link.to_string().into()),
+        run_to,
+        use_location: false,
+    }
 }
 
 #[wasm_bindgen_test]
-async fn app_renders_header_and_all_panels() {
+async fn unaligned_link_run_to_20s_shows_a_completed_unaligned_checkpoint_with_persisted_data() {
     let root = fresh_root();
-    let handle = ui::mount(root.clone());
+    let handle = ui::mount_with(
+        root.clone(),
+        props(&preset_link("unaligned"), Some(20_000_000)),
+    );
     yew::scheduler::flush().await;
 
-    let title = root.query_selector("h1").unwrap().expect("an <h1>");
-    assert_eq!(title.text_content().unwrap(), "Checkpoint Playground");
-
-    for (testid, heading) in [
-        ("job-graph", "Job graph"),
-        ("controls", "Controls"),
-        ("checkpoints", "Checkpoints"),
-        ("sinks-recovery", "Sinks & recovery"),
-    ] {
-        let panel = by_testid(&root, testid);
-        // Each panel is a region named by its own heading.
-        let label_id = panel
-            .get_attribute("aria-labelledby")
-            .expect("aria-labelledby");
-        let label = root
-            .query_selector(&format!("#{label_id}"))
+    assert!(
+        root.query_selector("[data-testid=\"error-banner\"]")
             .unwrap()
-            .expect("the panel heading");
-        assert_eq!(
-            label.text_content().unwrap(),
-            heading,
-            "heading of {testid}"
-        );
-    }
+            .is_none(),
+        "a good link shows no error"
+    );
+    let rows = all(&root, "[data-testid=\"checkpoint-row\"]");
+    assert!(rows.len() >= 5, "checkpoints every 2s: {} rows", rows.len());
+    let unaligned: Vec<&Element> = rows
+        .iter()
+        .filter(|r| {
+            r.get_attribute("data-status").as_deref() == Some("completed")
+                && r.get_attribute("data-unaligned").as_deref() == Some("true")
+        })
+        .collect();
+    assert!(
+        !unaligned.is_empty(),
+        "a completed unaligned checkpoint row"
+    );
+    let persisted: u64 = unaligned[0]
+        .get_attribute("data-persisted")
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(persisted > 0, "persisted in-flight bytes > 0");
+    let cell = unaligned[0]
+        .query_selector("[data-testid=\"persisted-inflight\"]")
+        .unwrap()
+        .unwrap();
+    assert_ne!(
+        cell.text_content().unwrap(),
+        "0 B",
+        "the cell shows the bytes"
+    );
 
-    // No engine is attached yet: the buttons exist and are disabled.
-    for testid in ["play", "pause", "step", "reset"] {
-        let button: HtmlButtonElement = by_testid(&root, testid).dyn_into().unwrap();
-        assert!(
-            button.disabled(),
-            "{testid} should be disabled without an engine"
-        );
+    // The job view has every subtask of the preset, coloured by backpressure level.
+    for (op, n) in [
+        ("orders", 2),
+        ("clicks", 2),
+        ("explode", 2),
+        ("count", 2),
+        ("out", 1),
+    ] {
+        for i in 0..n {
+            let node = by_testid(&root, &format!("subtask-{op}-{i}"));
+            let level = node.get_attribute("data-backpressure").unwrap();
+            assert!(["OK", "LOW", "HIGH"].contains(&level.as_str()), "{level}");
+        }
     }
-
-    assert!(by_testid(&root, "checkpoints")
+    // The clock shows the virtual time the app was run to.
+    assert!(by_testid(&root, "clock")
         .text_content()
         .unwrap()
-        .contains("No checkpoints yet."));
+        .contains("20.0s"));
+    // Charts and log are filled.
+    assert!(!all(&root, "[data-testid=\"chart-throughput\"] polyline").is_empty());
+    assert!(!all(&root, "[data-testid=\"log-entry\"]").is_empty());
 
     handle.destroy();
     yew::scheduler::flush().await;
     assert_eq!(root.child_element_count(), 0, "destroy() unmounts the app");
+}
+
+#[wasm_bindgen_test]
+async fn a_bad_link_shows_the_error_banner_and_opens_the_default_scenario() {
+    let root = fresh_root();
+    let handle = ui::mount_with(root.clone(), props("#z:%%%not-base64", None));
+    yew::scheduler::flush().await;
+
+    let banner = by_testid(&root, "error-banner");
+    let text = banner.text_content().unwrap();
+    assert!(text.contains("could not be opened"), "{text}");
+    assert!(
+        text.contains("link"),
+        "the message says what is wrong: {text}"
+    );
+
+    // The default scenario still loads and runs.
+    let default = scenario::default_document();
+    assert_eq!(
+        by_testid(&root, "scenario-name").text_content().unwrap(),
+        default.name
+    );
+    let select: web_sys::HtmlSelectElement = by_testid(&root, "preset-select").dyn_into().unwrap();
+    assert_eq!(select.value(), scenario::presets::DEFAULT);
+    let play: HtmlElement = by_testid(&root, "play").dyn_into().unwrap();
+    assert!(
+        !play.has_attribute("disabled"),
+        "the default scenario can play"
+    );
+
+    // An unknown encoding prefix also gets its own message.
+    let root2 = fresh_root();
+    let handle2 = ui::mount_with(root2.clone(), props("#q:abc", None));
+    yew::scheduler::flush().await;
+    assert!(by_testid(&root2, "error-banner")
+        .text_content()
+        .unwrap()
+        .contains("unknown link encoding"));
+
+    handle.destroy();
+    handle2.destroy();
+    yew::scheduler::flush().await;
+}
+
+#[wasm_bindgen_test]
+fn a_link_round_trips_to_the_same_scenario() {
+    for name in scenario::preset_names() {
+        let doc = scenario::preset(name).unwrap();
+        let spec = scenario::to_spec(&doc).unwrap();
+        let fragment = scenario::encode_link(&scenario::from_spec(&spec));
+        let url = format!("https://example.org/playground/#{fragment}");
+        let back = scenario::decode_link(&url).unwrap();
+        assert_eq!(scenario::to_spec(&back).unwrap(), spec, "preset {name}");
+    }
+}
+
+#[wasm_bindgen_test]
+async fn recorded_actions_travel_in_the_link_and_replay_exactly() {
+    use checkpoint_playground::engine::spec::Action;
+    use checkpoint_playground::engine::Engine;
+
+    // What the UI does on Fail + Share: apply through the engine, encode from_spec.
+    let doc = scenario::preset("unaligned").unwrap();
+    let mut live = Engine::new(scenario::to_spec(&doc).unwrap()).unwrap();
+    live.run_until(7_000_000);
+    live.apply(Action::Fail {
+        operator: "count".into(),
+        subtask: 0,
+    })
+    .unwrap();
+    live.run_until(15_000_000);
+    let fragment = scenario::encode_link(&scenario::from_spec(&live.spec));
+
+    let mut replay =
+        Engine::new(scenario::to_spec(&scenario::decode_link(&fragment).unwrap()).unwrap())
+            .unwrap();
+    replay.run_until(15_000_000);
+    assert_eq!(
+        replay.event_hash(),
+        live.event_hash(),
+        "same run, bit for bit"
+    );
+
+    // The app opened from that link at 15s shows the failure and its restore.
+    let root = fresh_root();
+    let handle = ui::mount_with(root.clone(), props(&fragment, Some(15_000_000)));
+    yew::scheduler::flush().await;
+    let failures = all(&root, "[data-testid=\"failure-row\"]");
+    assert_eq!(failures.len(), 1);
+    assert!(failures[0].text_content().unwrap().contains("count#0"));
+    let verdict = by_testid(&root, "sink-verdict");
+    assert!(verdict.get_attribute("data-exactly-once").is_some());
+    handle.destroy();
+    yew::scheduler::flush().await;
 }

@@ -1,30 +1,491 @@
-//! The root component: lays out the playground's panels on one page.
+//! The root component: loads the scenario from the URL, drives the engine from
+//! animation frames, routes every command, and lays the panels out.
 //!
-//! Contract: `App` takes no properties and owns no engine yet; it renders the header
-//! and the four panels (job graph, controls, checkpoints, sinks & recovery) in a
-//! fixed grid whose areas are named in `www/static/style.css`. Engine state will be
-//! held here (or in a reducer module beside it) and passed down as read-only views.
+//! Contract:
+//! - On load it reads the link from its `link` property, else from `location.hash`;
+//!   no link opens the default preset. A link that cannot be decoded or does not
+//!   validate shows `data-testid="error-banner"` with the reason, and the default
+//!   scenario opens instead.
+//! - While playing, each animation frame advances virtual time by wall `dt × speed`,
+//!   in bounded slices: at most [`FRAME_BUDGET_MS`] of engine work per frame (the run
+//!   then falls behind the requested speed rather than dropping frames). Frame work
+//!   (engine + snapshots + render) is measured and shown in `frame-stats`.
+//! - Every engine action goes through `Sim::apply` → `Engine::apply`, so it is
+//!   recorded in `spec.events`; Share writes `from_spec(spec)` into `location.hash`
+//!   and copies the URL, warning when it is long.
+//! - Keyboard: Space play/pause, → step, ? help, Esc closes help, r reset,
+//!   c trigger a checkpoint, f fail the selected subtask, + / − speed.
+//! - The `run_to` property runs the engine to a virtual time right after loading,
+//!   without animation frames (browser tests).
 
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
 use yew::prelude::*;
 
+use crate::engine::spec::Action;
+use crate::engine::time::Micros;
+use crate::scenario;
+
+use super::command::Command;
+use super::components::charts::ChartsPanel;
 use super::components::checkpoints::CheckpointsPanel;
 use super::components::controls::Controls;
+use super::components::event_log::EventLog;
 use super::components::header::Header;
+use super::components::help::HelpOverlay;
+use super::components::inspector::Inspector;
 use super::components::job_graph::JobGraphPanel;
+use super::components::settings::SettingsPanel;
 use super::components::sinks_recovery::SinksRecoveryPanel;
+use super::sim::{FrameStats, Sim, FRAME_BUDGET_MS};
 
-/// The whole playground page.
-#[function_component(App)]
-pub fn app() -> Html {
-    html! {
-        <div class="app" data-testid="app">
-            <Header />
-            <main class="layout">
-                <Controls />
-                <JobGraphPanel />
-                <SinksRecoveryPanel />
-                <CheckpointsPanel />
-            </main>
-        </div>
+/// Properties of [`App`]; the page mounts it with the defaults.
+#[derive(Properties, PartialEq, Clone)]
+pub struct AppProps {
+    /// A link (whole URL, `#z:…` or `z:…`) to open instead of `location.hash`.
+    #[prop_or_default]
+    pub link: Option<AttrValue>,
+    /// Run the engine to this virtual time (µs) right after loading (tests).
+    #[prop_or_default]
+    pub run_to: Option<Micros>,
+    /// Read and write `location.hash` (off in tests that mount several apps).
+    #[prop_or(true)]
+    pub use_location: bool,
+}
+
+impl Default for AppProps {
+    fn default() -> Self {
+        AppProps {
+            link: None,
+            run_to: None,
+            use_location: true,
+        }
+    }
+}
+
+pub enum Msg {
+    Cmd(Command),
+    Frame(f64),
+    Key(web_sys::KeyboardEvent),
+}
+
+pub struct App {
+    sim: Sim,
+    playing: bool,
+    speed: f64,
+    selected_task: Option<usize>,
+    selected_checkpoint: Option<u64>,
+    banner: Option<String>,
+    action_error: Option<String>,
+    share_note: Option<(String, bool)>,
+    help: bool,
+    last_ts: Option<f64>,
+    raf: Option<Closure<dyn FnMut(f64)>>,
+    keydown: Option<Closure<dyn FnMut(web_sys::KeyboardEvent)>>,
+    frame_stats: FrameStats,
+    /// Of the frame work: engine slices and snapshot cutting (the rest is rendering).
+    engine_stats: FrameStats,
+    cut_stats: FrameStats,
+    frame_start: Option<f64>,
+    effective_speed: Option<f64>,
+    on_command: Callback<Command>,
+    on_select: Callback<Option<usize>>,
+}
+
+fn perf_now() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map(|p| p.now())
+        .unwrap_or_else(js_sys::Date::now)
+}
+
+fn location_hash() -> String {
+    web_sys::window()
+        .and_then(|w| w.location().hash().ok())
+        .unwrap_or_default()
+}
+
+/// The preset a document runs, if it runs one unchanged (same job, config, seed and
+/// events — formatting and defaults may differ, as in a link made by Share).
+fn preset_of(doc: &scenario::Document) -> Option<String> {
+    let spec = scenario::to_spec(doc).ok()?;
+    scenario::preset_names()
+        .iter()
+        .find(|name| {
+            scenario::preset(name)
+                .and_then(|p| scenario::to_spec(&p).ok())
+                .is_some_and(|p| p == spec)
+        })
+        .map(|n| n.to_string())
+}
+
+fn default_sim() -> Sim {
+    Sim::new(
+        scenario::default_document(),
+        Some(scenario::presets::DEFAULT.to_string()),
+    )
+    .expect("the default scenario runs")
+}
+
+/// The run a link opens, or the default run and a message saying why not.
+fn load(link: &str) -> (Sim, Option<String>) {
+    let link = link.trim();
+    if link.is_empty() || link == "#" {
+        return (default_sim(), None);
+    }
+    let opened = scenario::decode_link(link)
+        .map_err(|e| e.to_string())
+        .and_then(|doc| {
+            let preset = preset_of(&doc);
+            Sim::new(doc, preset)
+        });
+    match opened {
+        Ok(sim) => (sim, None),
+        Err(e) => (
+            default_sim(),
+            Some(format!(
+                "This link could not be opened — {e}. The default scenario was opened instead."
+            )),
+        ),
+    }
+}
+
+impl App {
+    fn request_frame(&mut self, ctx: &Context<Self>) {
+        if self.raf.is_some() {
+            return;
+        }
+        let Some(window) = web_sys::window() else {
+            return;
+        };
+        let cb = ctx.link().callback(Msg::Frame);
+        let closure = Closure::once(move |ts: f64| cb.emit(ts));
+        if window
+            .request_animation_frame(closure.as_ref().unchecked_ref())
+            .is_ok()
+        {
+            self.raf = Some(closure);
+        }
+    }
+
+    fn share(&mut self, ctx: &Context<Self>) {
+        let fragment = self.sim.link_fragment();
+        let Some(window) = web_sys::window() else {
+            return;
+        };
+        let location = window.location();
+        if ctx.props().use_location {
+            let _ = location.set_hash(&fragment);
+        }
+        let base = location.href().unwrap_or_default();
+        let base = base.split('#').next().unwrap_or_default().to_string();
+        let url = format!("{base}#{fragment}");
+        let navigator = window.navigator();
+        let has_clipboard = js_sys::Reflect::get(&navigator, &JsValue::from_str("clipboard"))
+            .map(|v| v.is_object())
+            .unwrap_or(false);
+        let copied = if has_clipboard {
+            let promise = navigator.clipboard().write_text(&url);
+            let ignore = Closure::wrap(Box::new(|_: JsValue| {}) as Box<dyn FnMut(JsValue)>);
+            let _ = promise.catch(&ignore);
+            ignore.forget();
+            true
+        } else {
+            false
+        };
+        self.share_note = Some(match scenario::link_warning(url.len()) {
+            Some(w) => (format!("Link in the address bar. Warning: {w}"), true),
+            None => (
+                format!(
+                    "Link {} ({} characters).",
+                    if copied {
+                        "copied to the clipboard"
+                    } else {
+                        "in the address bar"
+                    },
+                    url.len()
+                ),
+                false,
+            ),
+        });
+    }
+
+    fn apply(&mut self, action: Action) {
+        self.action_error = self.sim.apply(action).err();
+    }
+
+    fn run_command(&mut self, ctx: &Context<Self>, cmd: Command) {
+        match cmd {
+            Command::Play => {
+                if !self.sim.is_done() {
+                    self.playing = true;
+                    self.last_ts = None;
+                    self.request_frame(ctx);
+                }
+            }
+            Command::Pause => {
+                self.playing = false;
+                self.sim.refresh();
+            }
+            Command::Step => {
+                self.playing = false;
+                self.sim.step();
+            }
+            Command::Reset => {
+                self.playing = false;
+                self.sim.reset();
+                self.selected_checkpoint = None;
+                self.action_error = None;
+                self.frame_stats = FrameStats::default();
+            }
+            Command::Share => self.share(ctx),
+            Command::SetSpeed(s) => self.speed = s.clamp(0.1, 1000.0),
+            Command::Apply(action) => self.apply(action),
+            Command::SelectTask(t) => self.selected_task = t,
+            Command::SelectCheckpoint(c) => self.selected_checkpoint = c,
+            Command::LoadPreset(name) => {
+                if let Some(doc) = scenario::preset(&name) {
+                    match Sim::new(doc, Some(name)) {
+                        Ok(sim) => {
+                            if ctx.props().use_location {
+                                let fragment = sim.link_fragment();
+                                if let Some(h) = web_sys::window().and_then(|w| w.history().ok()) {
+                                    let _ = h.replace_state_with_url(
+                                        &JsValue::NULL,
+                                        "",
+                                        Some(&format!("#{fragment}")),
+                                    );
+                                }
+                            }
+                            self.sim = sim;
+                            self.playing = false;
+                            self.selected_task = None;
+                            self.selected_checkpoint = None;
+                            self.action_error = None;
+                            self.share_note = None;
+                            self.frame_stats = FrameStats::default();
+                        }
+                        Err(e) => self.banner = Some(e),
+                    }
+                }
+            }
+            Command::ToggleHelp => self.help = !self.help,
+            Command::DismissBanner => self.banner = None,
+        }
+    }
+
+    fn on_key(&mut self, ctx: &Context<Self>, e: web_sys::KeyboardEvent) -> bool {
+        if e.ctrl_key() || e.meta_key() || e.alt_key() {
+            return false;
+        }
+        let key = e.key();
+        let in_field = e
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .map(|el| {
+                let tag = el.tag_name().to_ascii_uppercase();
+                matches!(tag.as_str(), "INPUT" | "SELECT" | "TEXTAREA")
+            })
+            .unwrap_or(false);
+        if key == "Escape" {
+            let was = self.help;
+            self.help = false;
+            return was;
+        }
+        if in_field {
+            return false;
+        }
+        let cmd = match key.as_str() {
+            " " | "Spacebar" => Some(if self.playing {
+                Command::Pause
+            } else {
+                Command::Play
+            }),
+            "ArrowRight" => Some(Command::Step),
+            "?" => Some(Command::ToggleHelp),
+            "r" => Some(Command::Reset),
+            "c" => Some(Command::Apply(Action::TriggerCheckpoint)),
+            "+" | "=" => Some(Command::SetSpeed(self.speed * 2.0)),
+            "-" => Some(Command::SetSpeed(self.speed / 2.0)),
+            "f" => self.selected_task.and_then(|t| {
+                let e = self.sim.engine.borrow();
+                let task = e.tasks.get(t)?;
+                Some(Command::Apply(Action::Fail {
+                    operator: e.operators[task.operator].id.clone(),
+                    subtask: task.index,
+                }))
+            }),
+            _ => None,
+        };
+        match cmd {
+            Some(cmd) => {
+                e.prevent_default();
+                self.run_command(ctx, cmd);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+impl Component for App {
+    type Message = Msg;
+    type Properties = AppProps;
+
+    fn create(ctx: &Context<Self>) -> Self {
+        let props = ctx.props();
+        let link = match &props.link {
+            Some(l) => l.to_string(),
+            None if props.use_location => location_hash(),
+            None => String::new(),
+        };
+        let (mut sim, banner) = load(&link);
+        if let Some(t) = props.run_to {
+            sim.run_to(t);
+        }
+        let on_command = ctx.link().callback(Msg::Cmd);
+        let on_select = ctx
+            .link()
+            .callback(|t: Option<usize>| Msg::Cmd(Command::SelectTask(t)));
+        App {
+            sim,
+            playing: false,
+            speed: 10.0,
+            selected_task: None,
+            selected_checkpoint: None,
+            banner,
+            action_error: None,
+            share_note: None,
+            help: false,
+            last_ts: None,
+            raf: None,
+            keydown: None,
+            frame_stats: FrameStats::default(),
+            engine_stats: FrameStats::default(),
+            cut_stats: FrameStats::default(),
+            frame_start: None,
+            effective_speed: None,
+            on_command,
+            on_select,
+        }
+    }
+
+    fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
+        match msg {
+            Msg::Cmd(cmd) => {
+                self.run_command(ctx, cmd);
+                true
+            }
+            Msg::Key(e) => self.on_key(ctx, e),
+            Msg::Frame(ts) => {
+                self.raf = None;
+                if !self.playing {
+                    self.last_ts = None;
+                    return false;
+                }
+                let start = perf_now();
+                let dt = self
+                    .last_ts
+                    .map(|last| (ts - last).clamp(0.0, 100.0))
+                    .unwrap_or(16.7);
+                self.last_ts = Some(ts);
+                let before = self.sim.now();
+                let want = ((dt * self.speed * 1000.0) as Micros).max(1);
+                let reached = self.sim.advance(before + want, FRAME_BUDGET_MS);
+                if dt > 0.0 {
+                    let eff = (reached - before) as f64 / 1000.0 / dt;
+                    self.effective_speed = Some(match self.effective_speed {
+                        Some(prev) => prev * 0.9 + eff * 0.1,
+                        None => eff,
+                    });
+                }
+                if self.sim.is_done() {
+                    self.playing = false;
+                    self.sim.refresh();
+                } else {
+                    self.request_frame(ctx);
+                }
+                self.engine_stats.record(self.sim.last_timing.0);
+                self.cut_stats.record(self.sim.last_timing.1);
+                self.frame_start = Some(start);
+                true
+            }
+        }
+    }
+
+    fn rendered(&mut self, ctx: &Context<Self>, first_render: bool) {
+        if let Some(start) = self.frame_start.take() {
+            self.frame_stats.record(perf_now() - start);
+        }
+        if first_render {
+            let cb = ctx.link().callback(Msg::Key);
+            let closure = Closure::wrap(Box::new(move |e: web_sys::KeyboardEvent| cb.emit(e))
+                as Box<dyn FnMut(web_sys::KeyboardEvent)>);
+            if let Some(window) = web_sys::window() {
+                let _ = window
+                    .add_event_listener_with_callback("keydown", closure.as_ref().unchecked_ref());
+            }
+            self.keydown = Some(closure);
+        }
+    }
+
+    fn destroy(&mut self, _ctx: &Context<Self>) {
+        self.playing = false;
+        if let (Some(window), Some(closure)) = (web_sys::window(), self.keydown.take()) {
+            let _ = window
+                .remove_event_listener_with_callback("keydown", closure.as_ref().unchecked_ref());
+        }
+    }
+
+    fn view(&self, _ctx: &Context<Self>) -> Html {
+        let snaps = &self.sim.snapshots;
+        let on_command = self.on_command.clone();
+        let dismiss = {
+            let cb = on_command.clone();
+            Callback::from(move |_: MouseEvent| cb.emit(Command::DismissBanner))
+        };
+        html! {
+            <div class="app" data-testid="app" data-playing={self.playing.to_string()}>
+                <Header on_command={on_command.clone()}
+                    preset={self.sim.preset.clone().map(AttrValue::from)}
+                    share_note={self.share_note.as_ref().map(|(n, _)| AttrValue::from(n.clone()))}
+                    share_warning={self.share_note.as_ref().is_some_and(|(_, w)| *w)} />
+                if let Some(message) = &self.banner {
+                    <div class="error-banner" data-testid="error-banner" role="alert">
+                        <span>{ message.clone() }</span>
+                        <button type="button" class="banner-close" onclick={dismiss} aria-label="Dismiss">{ "×" }</button>
+                    </div>
+                }
+                <main class="layout">
+                    <Controls on_command={on_command.clone()}
+                        playing={self.playing}
+                        now={self.sim.now()}
+                        duration={self.sim.duration()}
+                        speed={self.speed}
+                        effective_speed={if self.playing { self.effective_speed } else { None }}
+                        done={self.sim.is_done()}
+                        status={self.sim.status()}
+                        frame={self.frame_stats.summary()}
+                        engine_ms={self.engine_stats.summary().map(|s| s.0)}
+                        cut_ms={self.cut_stats.summary().map(|s| s.0)}
+                        name={AttrValue::from(self.sim.document.name.clone())}
+                        description={self.sim.document.description.clone().map(AttrValue::from)} />
+                    <JobGraphPanel layout={snaps.layout.clone()} live={snaps.live.clone()}
+                        selected={self.selected_task} on_select={self.on_select.clone()} />
+                    <Inspector live={snaps.live.clone()} settings={snaps.settings.clone()}
+                        selected={self.selected_task} on_command={on_command.clone()}
+                        error={self.action_error.clone().map(AttrValue::from)} />
+                    <SettingsPanel settings={snaps.settings.clone()} on_command={on_command.clone()} />
+                    <CheckpointsPanel report={snaps.report.clone()} selected={self.selected_checkpoint}
+                        on_command={on_command.clone()} />
+                    <SinksRecoveryPanel report={snaps.report.clone()} />
+                    <ChartsPanel charts={snaps.charts.clone()} report={snaps.report.clone()} />
+                    <EventLog entries={snaps.log.clone()} total={snaps.log_total} />
+                </main>
+                if self.help {
+                    <HelpOverlay on_command={on_command} />
+                }
+            </div>
+        }
     }
 }

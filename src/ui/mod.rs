@@ -1,26 +1,41 @@
-//! The Yew playground (wasm32 only): components that show engine views and send
+//! The Yew playground (wasm32 only): panels that show engine snapshots and send
 //! commands, with no engine logic of their own.
 //!
 //! Contract: [`App`] is the root component; [`mount`] renders it into a given DOM
 //! element and returns the handle that keeps it alive (tests mount into a detached
-//! `div`, the page mounts into `#app` through the crate's exported `run_app`). Every
-//! panel carries a stable `data-testid` so browser tests can find it without
-//! depending on markup details; the ids are listed in [`components`].
+//! `div` with [`mount_with`] and their own [`AppProps`]; the page mounts into `#app`
+//! through the crate's exported `run_app`). Every panel carries a stable
+//! `data-testid` so browser tests and users' scripts can find it; the ids are listed
+//! in [`components`].
+//!
+//! Modules: [`app`] (root: URL, frame loop, commands, keyboard), [`sim`] (the engine
+//! as the UI holds it: bounded slices, snapshots cut only on change), [`layout`]
+//! (job-view geometry), [`command`], [`format`], [`components`] (one per panel).
 
 pub mod app;
+pub mod command;
 pub mod components;
+pub mod format;
+pub mod layout;
+pub mod sim;
 
-pub use app::App;
+pub use app::{App, AppProps};
 
 use web_sys::Element;
 use yew::AppHandle;
 
-/// Renders [`App`] into `root`, replacing whatever `root` held (a loading message).
+/// Renders [`App`] into `root` with default properties (link from `location.hash`).
 ///
 /// The returned handle owns the app: dropping it leaves the app mounted (Yew keeps
 /// it alive), calling `destroy()` on it unmounts it.
 pub fn mount(root: Element) -> AppHandle<App> {
     yew::Renderer::<App>::with_root(root).render()
+}
+
+/// Renders [`App`] into `root` with the given properties (tests: a link, a virtual
+/// time to run to).
+pub fn mount_with(root: Element, props: AppProps) -> AppHandle<App> {
+    yew::Renderer::<App>::with_root_and_props(root, props).render()
 }
 
 /// Mounts [`App`] into the element with id `app`, or into `<body>` when the page has

@@ -1,60 +1,346 @@
-//! The checkpoint history: one row per checkpoint, with Flink's web UI columns.
+//! The checkpoints panel, as Flink's web UI defines it: history, summary, per-subtask
+//! detail and a per-subtask phase timeline.
 //!
-//! Contract: `data-testid="checkpoints"`; a table whose columns mean what they mean
-//! in Flink's checkpoint history (status, type, acknowledged subtasks, trigger time,
-//! end-to-end duration, checkpointed data size, persisted in-flight data, alignment
-//! duration, start delay). For now the body holds a single "no checkpoints yet" row;
-//! it will take the coordinator's statistics as a read-only property.
+//! Contract: `data-testid="checkpoints"`. One `checkpoint-row` per checkpoint, newest
+//! first, with `data-id`, `data-status` (`completed`, `in_progress`, `failed`,
+//! `expired`, `aborted`), `data-unaligned="true|false"` and `data-persisted` (bytes);
+//! clicking a row selects it. `checkpoint-summary` gives min / avg / max over completed
+//! checkpoints. `checkpoint-detail` lists the selected (or else the newest)
+//! checkpoint's subtasks, and `checkpoint-timeline` draws for each subtask its phases
+//! as bars: start delay (trigger → first barrier), alignment (first barrier → sync
+//! start), sync, async (→ acknowledgement) — so the two phases of an unaligned
+//! checkpoint can be compared across subtasks.
+
+use std::rc::Rc;
 
 use yew::prelude::*;
 
+use crate::engine::report::{CheckpointReport, Report};
+use crate::ui::command::Command;
+use crate::ui::format;
+
 use super::panel::Panel;
 
-/// Column headings, in display order, with the tooltip that explains each one.
-const COLUMNS: [(&str, &str); 10] = [
+const COLUMNS: [(&str, &str); 12] = [
     ("ID", "Checkpoint id, increasing from 1"),
-    ("Status", "In progress, completed or failed (with the reason)"),
-    ("Type", "Aligned or unaligned; an aligned checkpoint may switch to unaligned after the alignment timeout"),
-    ("Acknowledged", "Subtasks that acknowledged / all subtasks"),
+    ("Status", "in progress, completed, or failed / expired / aborted (with the reason)"),
+    ("Type", "Aligned or unaligned (Flink marks a checkpoint unaligned when it persisted in-flight data); 'aligned → unaligned' switched after the aligned-checkpoint timeout"),
+    ("Acknowledged", "Subtasks that acknowledged / subtasks that must"),
     ("Trigger time", "Virtual time at which the coordinator triggered the checkpoint"),
-    ("End to end", "From trigger to the last acknowledgement"),
-    ("Checkpointed size", "Bytes written to checkpoint storage by this checkpoint"),
-    ("Persisted in-flight", "Channel state: buffered input and output data written with the checkpoint"),
-    ("Alignment", "Longest time a subtask spent between its first and last barrier"),
-    ("Start delay", "Longest time from trigger until a subtask received its first barrier"),
+    ("End to end", "From the trigger to the last acknowledgement"),
+    ("Checkpointed size", "State plus persisted in-flight data written by this checkpoint"),
+    ("Processed in-flight", "Bytes processed during alignment (aligned checkpoints)"),
+    ("Persisted in-flight", "Channel state: buffered input and output data written with the checkpoint (unaligned)"),
+    ("Alignment", "Longest alignment over subtasks (first to last barrier)"),
+    ("Start delay", "Longest time from the trigger until a subtask saw its first barrier"),
+    ("Files", "Channel-state files written (several subtasks may share one file)"),
 ];
 
-/// The checkpoint history panel.
-#[function_component(CheckpointsPanel)]
-pub fn checkpoints_panel() -> Html {
-    let actions = html! {
-        <span class="badge" data-testid="checkpoint-count">{ "0 checkpoints" }</span>
+#[derive(Properties, PartialEq)]
+pub struct CheckpointsProps {
+    pub report: Rc<Report>,
+    pub selected: Option<u64>,
+    pub on_command: Callback<Command>,
+}
+
+pub fn type_label(c: &CheckpointReport) -> &'static str {
+    if c.timed_out_to_unaligned {
+        "aligned → unaligned"
+    } else if c.unaligned {
+        "unaligned"
+    } else {
+        "aligned"
+    }
+}
+
+fn status_label(c: &CheckpointReport) -> String {
+    match (&*c.status, &c.failure_reason) {
+        ("in_progress", _) => "in progress".into(),
+        (s, Some(r)) => format!("{s}: {r}"),
+        (s, None) => s.into(),
+    }
+}
+
+fn summary(report: &Report) -> Html {
+    let done: Vec<&CheckpointReport> = report
+        .checkpoints
+        .iter()
+        .filter(|c| c.status == "completed")
+        .collect();
+    if done.is_empty() {
+        return html! {};
+    }
+    let stat = |vals: Vec<f64>| {
+        let min = vals.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = vals.iter().copied().fold(0.0, f64::max);
+        let avg = vals.iter().sum::<f64>() / vals.len().max(1) as f64;
+        (min, avg, max)
     };
+    let e2e = stat(done.iter().filter_map(|c| c.end_to_end_ms).collect());
+    let size = stat(done.iter().map(|c| c.checkpointed_bytes as f64).collect());
+    let processed = stat(
+        done.iter()
+            .map(|c| c.processed_inflight_bytes as f64)
+            .collect(),
+    );
+    let persisted = stat(
+        done.iter()
+            .map(|c| c.persisted_inflight_bytes as f64)
+            .collect(),
+    );
+    let align = stat(done.iter().map(|c| c.alignment_ms).collect());
+    let t = |v: (f64, f64, f64)| (format::ms(v.0), format::ms(v.1), format::ms(v.2));
+    let b = |v: (f64, f64, f64)| {
+        (
+            format::bytes(v.0 as u64),
+            format::bytes(v.1 as u64),
+            format::bytes(v.2 as u64),
+        )
+    };
+    let rows = [
+        ("End to end", t(e2e)),
+        ("Checkpointed size", b(size)),
+        ("Processed in-flight", b(processed)),
+        ("Persisted in-flight", b(persisted)),
+        ("Alignment", t(align)),
+    ];
+    let failed = report
+        .checkpoints
+        .iter()
+        .filter(|c| !matches!(&*c.status, "completed" | "in_progress"))
+        .count();
     html! {
-        <Panel
-            id="checkpoints"
-            title="Checkpoints"
-            testid="checkpoints"
-            class="area-checkpoints"
-            description="Every checkpoint the coordinator triggered, and what it cost."
-            actions={actions}
-        >
+        <div class="summary" data-testid="checkpoint-summary">
+            <div class="summary-counts">
+                <span>{ format!("{} completed", done.len()) }</span>
+                <span>{ format!("{failed} failed") }</span>
+                <span>{ format!("{} unaligned", done.iter().filter(|c| c.unaligned).count()) }</span>
+            </div>
+            <table class="table summary-table">
+                <thead><tr><th>{ "over completed" }</th><th>{ "min" }</th><th>{ "avg" }</th><th>{ "max" }</th></tr></thead>
+                <tbody>
+                    { for rows.into_iter().map(|(name, (a, b, c))| html! {
+                        <tr><td>{ name }</td><td>{ a }</td><td>{ b }</td><td>{ c }</td></tr>
+                    }) }
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
+fn timeline(c: &CheckpointReport, now_ms: f64) -> Html {
+    let rows = c.subtasks.len();
+    if rows == 0 {
+        return html! {};
+    }
+    let t0 = c.trigger_ms;
+    let t_end = c
+        .subtasks
+        .iter()
+        .filter_map(|s| s.ack_ms)
+        .fold(t0, f64::max)
+        .max(if c.status == "in_progress" {
+            now_ms
+        } else {
+            t0
+        })
+        .max(t0 + 0.001);
+    let (label_w, width, row_h) = (92.0, 640.0, 13.0);
+    let plot_w = width - label_w - 8.0;
+    let x = |t: f64| label_w + (t - t0).max(0.0) / (t_end - t0) * plot_w;
+    let height = rows as f64 * row_h + 22.0;
+    let bars = c.subtasks.iter().enumerate().map(|(i, s)| {
+        let y = i as f64 * row_h + 2.0;
+        let mut parts = Vec::new();
+        let end = s.ack_ms.unwrap_or(now_ms.max(t0));
+        if let Some(first) = s.first_barrier_ms {
+            let sync_start = s
+                .sync_start_ms
+                .unwrap_or(first + s.alignment_ms)
+                .max(first);
+            let sync_end = (sync_start + s.sync_ms).min(end.max(sync_start));
+            parts.push(("tl-delay", t0, first, format!("start delay {}", format::ms(first - t0))));
+            parts.push(("tl-align", first, sync_start, format!("alignment {}", format::ms(sync_start - first))));
+            if s.sync_start_ms.is_some() || s.acknowledged {
+                parts.push(("tl-sync", sync_start, sync_end, format!("sync {}", format::ms(s.sync_ms))));
+                parts.push((
+                    if s.acknowledged { "tl-async" } else { "tl-async tl-open" },
+                    sync_end,
+                    end,
+                    format!("async {}{}", format::ms(end - sync_end), if s.persisted_inflight_bytes > 0 {
+                        format!(", persisted {} in-flight", format::bytes(s.persisted_inflight_bytes))
+                    } else { String::new() }),
+                ));
+            }
+        } else {
+            parts.push(("tl-delay tl-open", t0, end, "waiting for the first barrier".into()));
+        }
+        let name = format!("{}#{}", s.operator, s.subtask);
+        html! {
+            <g>
+                <text class="tl-label" x={format!("{:.1}", label_w - 6.0)} y={format!("{:.1}", y + 9.0)} text-anchor="end">{ name.clone() }</text>
+                { for parts.into_iter().filter(|p| p.2 > p.1).map(|(class, a, b, title)| html! {
+                    <rect class={class} x={format!("{:.1}", x(a))} y={format!("{:.1}", y + 1.0)}
+                        width={format!("{:.2}", (x(b) - x(a)).max(0.8))} height={format!("{:.1}", row_h - 3.0)}>
+                        <title>{ format!("{name}: {title}") }</title>
+                    </rect>
+                }) }
+                if s.acknowledged {
+                    <circle class="tl-ack" cx={format!("{:.1}", x(end))} cy={format!("{:.1}", y + row_h / 2.0 - 0.5)} r="2" />
+                }
+            </g>
+        }
+    });
+    let axis_y = rows as f64 * row_h + 6.0;
+    let ticks = (0..=4).map(|k| {
+        let t = t0 + (t_end - t0) * k as f64 / 4.0;
+        html! {
+            <text class="tl-tick" x={format!("{:.1}", x(t))} y={format!("{:.1}", axis_y + 12.0)}
+                text-anchor={if k == 0 { "start" } else if k == 4 { "end" } else { "middle" }}>
+                { format!("+{}", format::ms(t - t0)) }
+            </text>
+        }
+    });
+    html! {
+        <div class="timeline" data-testid="checkpoint-timeline">
+            <div class="timeline-legend">
+                <span><i class="tl-delay"></i>{ "start delay" }</span>
+                <span><i class="tl-align"></i>{ "alignment" }</span>
+                <span><i class="tl-sync"></i>{ "sync phase" }</span>
+                <span><i class="tl-async"></i>{ "async phase (state + in-flight data written)" }</span>
+                <span><i class="tl-ack-i"></i>{ "acknowledged" }</span>
+            </div>
+            <svg viewBox={format!("0 0 {width} {height:.1}")} width="100%" preserveAspectRatio="xMinYMin meet" class="timeline-svg">
+                <line class="tl-axis" x1={format!("{label_w}")} x2={format!("{:.1}", label_w + plot_w)} y1={format!("{axis_y:.1}")} y2={format!("{axis_y:.1}")} />
+                { for bars }
+                { for ticks }
+            </svg>
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct DetailProps {
+    c: CheckpointReport,
+    /// Virtual time for open bars (0 once the checkpoint is over: no re-render).
+    now_ms: f64,
+    explicit: bool,
+    /// The per-subtask table (only for an explicitly selected checkpoint).
+    table: bool,
+}
+
+/// The selected checkpoint; re-renders only when that checkpoint changes.
+#[function_component(CheckpointDetail)]
+fn checkpoint_detail(props: &DetailProps) -> Html {
+    detail(&props.c, props.now_ms, props.explicit, props.table)
+}
+
+fn detail(c: &CheckpointReport, now_ms: f64, explicit: bool, table: bool) -> Html {
+    html! {
+        <div class="checkpoint-detail" data-testid="checkpoint-detail" data-id={c.id.to_string()}>
+            <h3 class="subsection-title">
+                { format!("Checkpoint {} — {} · {} · trigger {}{}", c.id, type_label(c), status_label(c), format::ms(c.trigger_ms),
+                    if explicit { "" } else { " (newest; click a row for its per-subtask table)" }) }
+            </h3>
+            { timeline(c, now_ms) }
+            if table {
             <div class="table-scroll">
-                <table class="table">
-                    <thead>
-                        <tr>
-                            { for COLUMNS.iter().map(|(name, hint)| html! {
-                                <th scope="col" title={*hint}>{ *name }</th>
-                            }) }
-                        </tr>
-                    </thead>
+                <table class="table compact">
+                    <thead><tr>
+                        <th>{ "Subtask" }</th><th>{ "Ack" }</th><th>{ "End to end" }</th><th>{ "Start delay" }</th>
+                        <th>{ "Alignment" }</th><th>{ "Sync" }</th><th>{ "Async" }</th><th>{ "State" }</th>
+                        <th>{ "Processed in-flight" }</th><th>{ "Persisted in-flight" }</th><th>{ "Unaligned" }</th>
+                    </tr></thead>
                     <tbody>
-                        <tr class="table-empty">
-                            <td colspan={COLUMNS.len().to_string()}>{ "No checkpoints yet." }</td>
-                        </tr>
+                        { for c.subtasks.iter().map(|s| html! {
+                            <tr class={classes!((!s.acknowledged).then_some("pending"))}>
+                                <td>{ format!("{}#{}", s.operator, s.subtask) }</td>
+                                <td>{ if s.acknowledged { "✓" } else { "…" } }</td>
+                                <td>{ format::opt_ms(s.end_to_end_ms) }</td>
+                                <td>{ format::ms(s.start_delay_ms) }</td>
+                                <td>{ format::ms(s.alignment_ms) }</td>
+                                <td>{ format::ms(s.sync_ms) }</td>
+                                <td>{ format::ms(s.async_ms) }</td>
+                                <td>{ format::bytes(s.state_bytes) }</td>
+                                <td>{ format::bytes(s.processed_inflight_bytes) }</td>
+                                <td>{ format::bytes(s.persisted_inflight_bytes) }</td>
+                                <td>{ if s.unaligned { "yes" } else { "no" } }</td>
+                            </tr>
+                        }) }
                     </tbody>
                 </table>
             </div>
+            }
+        </div>
+    }
+}
+
+/// The checkpoint history panel.
+#[function_component(CheckpointsPanel)]
+pub fn checkpoints_panel(props: &CheckpointsProps) -> Html {
+    let report = &props.report;
+    let count = report.checkpoints.len();
+    let actions = html! {
+        <span class="badge" data-testid="checkpoint-count">{ format!("{count} checkpoint{}", if count == 1 { "" } else { "s" }) }</span>
+    };
+    let rows = report.checkpoints.iter().rev().map(|c| {
+        let id = c.id;
+        let selected = props.selected == Some(id);
+        let onclick = {
+            let cb = props.on_command.clone();
+            Callback::from(move |_: MouseEvent| {
+                cb.emit(Command::SelectCheckpoint(if selected { None } else { Some(id) }))
+            })
+        };
+        let kind = type_label(c);
+        html! {
+            <tr key={id} class={classes!("checkpoint-row", format!("status-{}", c.status), selected.then_some("selected"))}
+                data-testid="checkpoint-row" data-id={id.to_string()} data-status={c.status.clone()}
+                data-unaligned={c.unaligned.to_string()} data-persisted={c.persisted_inflight_bytes.to_string()}
+                {onclick}>
+                <td class="num">{ id }</td>
+                <td><span class={classes!("status-pill", format!("pill-{}", c.status))} title={c.failure_reason.clone().unwrap_or_default()}>{ status_label(c) }</span></td>
+                <td><span class={classes!("type-pill", if c.timed_out_to_unaligned { "type-switched" } else if c.unaligned { "type-unaligned" } else { "type-aligned" })}>{ kind }</span></td>
+                <td>{ format!("{}/{}", c.acknowledged, c.total_subtasks) }</td>
+                <td>{ format::ms(c.trigger_ms) }</td>
+                <td>{ format::opt_ms(c.end_to_end_ms) }</td>
+                <td>{ format::bytes(c.checkpointed_bytes) }</td>
+                <td>{ format::bytes(c.processed_inflight_bytes) }</td>
+                <td class="persisted" data-testid="persisted-inflight">{ format::bytes(c.persisted_inflight_bytes) }</td>
+                <td>{ format::ms(c.alignment_ms) }</td>
+                <td>{ format::ms(c.start_delay_ms) }</td>
+                <td>{ c.channel_state_files }</td>
+            </tr>
+        }
+    });
+    let shown = props
+        .selected
+        .and_then(|id| report.checkpoints.iter().find(|c| c.id == id))
+        .map(|c| (c, true))
+        .or_else(|| report.checkpoints.last().map(|c| (c, false)));
+    let now_ms = report.virtual_time_ms as f64;
+    html! {
+        <Panel id="checkpoints" title="Checkpoints" testid="checkpoints" class="area-checkpoints"
+            description="History as in Flink's web UI (newest first); click a row for its subtasks and their phases."
+            actions={actions}>
+            { summary(report) }
+            <div class="table-scroll history-scroll">
+                <table class="table history">
+                    <thead><tr>
+                        { for COLUMNS.iter().map(|(name, hint)| html! { <th scope="col" title={*hint}>{ *name }</th> }) }
+                    </tr></thead>
+                    <tbody>
+                        if count == 0 {
+                            <tr class="table-empty"><td colspan={COLUMNS.len().to_string()}>{ "No checkpoints yet." }</td></tr>
+                        }
+                        { for rows }
+                    </tbody>
+                </table>
+            </div>
+            if let Some((c, explicit)) = shown {
+                <CheckpointDetail c={c.clone()} explicit={explicit} table={explicit}
+                    now_ms={if c.status == "in_progress" { now_ms } else { 0.0 }} />
+            }
         </Panel>
     }
 }

@@ -1,110 +1,160 @@
-//! The run controls: play, pause, step and reset, plus the virtual clock.
+//! The run controls: play, pause, step, reset, speed, trigger a checkpoint, share,
+//! the virtual clock and the scenario's "what to watch".
 //!
-//! Contract: the component never drives anything itself; it reports each click as a
-//! [`ControlCommand`] through `on_command`. Without `on_command` every button is
-//! disabled (the shell state before an engine is attached). With it, `play` is
-//! enabled while paused, `pause` while running, `step` while paused, `reset` always.
-//! Buttons carry `data-testid`s `play`, `pause`, `step` and `reset`; the clock shows
-//! `now_us` (virtual microseconds) in milliseconds.
+//! Contract: emits [`Command`]s only. Buttons carry `data-testid`s `play`, `pause`,
+//! `step`, `reset`, `trigger-checkpoint`, `share`; the speed slider is `speed`
+//! (logarithmic, 0.1× to 1000× real time); the clock is `clock`; the frame-time
+//! readout `frame-stats` carries `data-avg-ms` and `data-p95-ms`.
 
 use yew::prelude::*;
 
+use crate::engine::runtime::JobStatus;
+use crate::engine::spec::Action;
+use crate::engine::time::Micros;
+use crate::ui::command::Command;
+use crate::ui::format;
+
 use super::panel::Panel;
 
-/// What a control button asks the host to do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ControlCommand {
-    /// Run the simulation continuously.
-    Play,
-    /// Stop after the current step.
-    Pause,
-    /// Run exactly one step of the executor.
-    Step,
-    /// Rebuild the run from the scenario, at virtual time zero.
-    Reset,
+/// Speed slider range: 10^(MIN_EXP + v/100 * SPAN) for v in 0..=100.
+const MIN_EXP: f64 = -1.0;
+const SPAN: f64 = 4.0;
+
+pub fn speed_from_slider(v: f64) -> f64 {
+    10f64.powf(MIN_EXP + v / 100.0 * SPAN)
 }
 
-/// Properties of [`Controls`].
+pub fn slider_from_speed(s: f64) -> f64 {
+    ((s.log10() - MIN_EXP) / SPAN * 100.0).clamp(0.0, 100.0)
+}
+
 #[derive(Properties, PartialEq)]
 pub struct ControlsProps {
-    /// Receives every command; `None` disables all buttons.
-    #[prop_or_default]
-    pub on_command: Option<Callback<ControlCommand>>,
-    /// Whether the simulation is currently playing.
-    #[prop_or_default]
-    pub running: bool,
-    /// The engine's virtual clock, in microseconds.
-    #[prop_or_default]
-    pub now_us: u64,
+    pub on_command: Callback<Command>,
+    pub playing: bool,
+    pub now: Micros,
+    pub duration: Micros,
+    pub speed: f64,
+    /// Virtual seconds per wall second actually achieved over the last frames.
+    pub effective_speed: Option<f64>,
+    pub done: bool,
+    pub status: JobStatus,
+    /// (avg ms, p95 ms, frames) of frame work.
+    pub frame: Option<(f64, f64, usize)>,
+    /// Average wall ms per frame spent in engine slices and in cutting snapshots.
+    pub engine_ms: Option<f64>,
+    pub cut_ms: Option<f64>,
+    pub name: AttrValue,
+    pub description: Option<AttrValue>,
 }
 
-/// Formats virtual microseconds as milliseconds with three decimals
-/// (`1_234_567` → `"1234.567 ms"`).
-fn format_virtual_time(now_us: u64) -> String {
-    format!("{}.{:03} ms", now_us / 1_000, now_us % 1_000)
-}
-
-/// A 16×16 outline icon for a command, drawn with `currentColor`.
-fn icon(command: ControlCommand) -> Html {
-    let shape = match command {
-        ControlCommand::Play => html! { <path d="M4 2.5v11l9-5.5z" /> },
-        ControlCommand::Pause => html! { <path d="M4 2.5h3v11H4zM9 2.5h3v11H9z" /> },
-        ControlCommand::Step => html! { <path d="M3 2.5v11l7.5-5.5zM11 2.5h2.5v11H11z" /> },
-        ControlCommand::Reset => html! {
-            <path d="M8 2.5a5.5 5.5 0 1 1-5.2 3.7l1.9.6A3.5 3.5 0 1 0 8 4.5v2L4.5 3.5 8 .5z" />
-        },
-    };
+fn icon(d: &'static str) -> Html {
     html! {
-        <svg class="control-icon" viewBox="0 0 16 16" width="16" height="16" fill="currentColor" aria-hidden="true">
-            { shape }
+        <svg class="control-icon" viewBox="0 0 16 16" width="14" height="14" fill="currentColor" aria-hidden="true">
+            <path d={d} />
         </svg>
+    }
+}
+
+fn status_text(s: JobStatus) -> &'static str {
+    match s {
+        JobStatus::Running => "RUNNING",
+        JobStatus::Restarting => "RESTARTING",
+        JobStatus::Finished => "FINISHED",
+        JobStatus::Failed => "FAILED",
     }
 }
 
 /// The control bar.
 #[function_component(Controls)]
 pub fn controls(props: &ControlsProps) -> Html {
-    let attached = props.on_command.is_some();
-    let button =
-        |command: ControlCommand, testid: &'static str, label: &'static str, enabled: bool| {
-            let onclick = props
-                .on_command
-                .clone()
-                .map(|callback| Callback::from(move |_: MouseEvent| callback.emit(command)));
-            html! {
-                <button
-                    type="button"
-                    class={classes!("control", format!("control-{testid}"))}
-                    data-testid={testid}
-                    title={label}
-                    disabled={!enabled}
-                    {onclick}
-                >
-                    { icon(command) }
-                    <span class="control-label">{ label }</span>
-                </button>
-            }
-        };
-    let actions = html! {
-        <span class="clock" data-testid="clock" title="Virtual time of the simulation">
-            <span class="clock-label">{ "virtual time" }</span>
-            <span class="clock-value">{ format_virtual_time(props.now_us) }</span>
-        </span>
+    let cmd = |c: Command| {
+        let cb = props.on_command.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(c.clone()))
     };
+    let button = |c: Command,
+                  testid: &'static str,
+                  label: &'static str,
+                  d: &'static str,
+                  enabled: bool,
+                  title: &'static str| {
+        html! {
+            <button type="button" class={classes!("control", format!("control-{testid}"))}
+                data-testid={testid} title={title} disabled={!enabled} onclick={cmd(c)}>
+                { icon(d) }<span class="control-label">{ label }</span>
+            </button>
+        }
+    };
+    let on_speed = {
+        let cb = props.on_command.clone();
+        Callback::from(move |e: InputEvent| {
+            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+            if let Ok(v) = input.value().parse::<f64>() {
+                cb.emit(Command::SetSpeed(speed_from_slider(v)));
+            }
+        })
+    };
+    let progress = if props.duration > 0 {
+        (props.now as f64 / props.duration as f64).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let status_class = match props.status {
+        JobStatus::Running => "job-running",
+        JobStatus::Restarting => "job-restarting",
+        JobStatus::Finished => "job-finished",
+        JobStatus::Failed => "job-failed",
+    };
+    let (avg, p95, frames) = props.frame.unwrap_or((0.0, 0.0, 0));
     html! {
-        <Panel
-            id="controls"
-            title="Controls"
-            testid="controls"
-            class="area-controls"
-            description="Run the scenario, pause it, advance one step, or start over."
-            actions={actions}
-        >
-            <div class="control-row" role="toolbar" aria-label="Simulation controls">
-                { button(ControlCommand::Play, "play", "Play", attached && !props.running) }
-                { button(ControlCommand::Pause, "pause", "Pause", attached && props.running) }
-                { button(ControlCommand::Step, "step", "Step", attached && !props.running) }
-                { button(ControlCommand::Reset, "reset", "Reset", attached) }
+        <Panel id="controls" title="Controls" testid="controls" class="area-controls">
+            <div class="toolbar" role="toolbar" aria-label="Simulation controls">
+                <div class="button-group">
+                    { button(Command::Play, "play", "Play", "M4 2.5v11l9-5.5z", !props.playing && !props.done, "Play (space)") }
+                    { button(Command::Pause, "pause", "Pause", "M4 2.5h3v11H4zM9 2.5h3v11H9z", props.playing, "Pause (space)") }
+                    { button(Command::Step, "step", "Step", "M3 2.5v11l7.5-5.5zM11 2.5h2.5v11H11z", !props.playing && !props.done, "Run the next engine event (→)") }
+                    { button(Command::Reset, "reset", "Reset", "M8 2.5a5.5 5.5 0 1 1-5.2 3.7l1.9.6A3.5 3.5 0 1 0 8 4.5v2L4.5 3.5 8 .5z", true, "Start the scenario over (r)") }
+                </div>
+                <label class="speed" title="Speed: virtual time per wall-clock second (logarithmic)">
+                    <span class="field-label">{ "speed" }</span>
+                    <input type="range" min="0" max="100" step="1" data-testid="speed"
+                        aria-label="Speed"
+                        value={format!("{:.0}", slider_from_speed(props.speed))} oninput={on_speed} />
+                    <span class="speed-value" data-testid="speed-value">{ format::speed(props.speed) }</span>
+                </label>
+                <div class="clock" data-testid="clock" title="Virtual time of the simulation / run length">
+                    <div class="clock-row">
+                        <span class="clock-value">{ format::clock(props.now) }</span>
+                        <span class="clock-of">{ format!(" / {}", format::clock(props.duration)) }</span>
+                        <span class={classes!("job-status", status_class)} data-testid="job-status">{ status_text(props.status) }</span>
+                    </div>
+                    <div class="progress"><div class="progress-bar" style={format!("width:{:.1}%", progress * 100.0)}></div></div>
+                </div>
+                <button type="button" class="control control-wide" data-testid="trigger-checkpoint"
+                    title="Ask the checkpoint coordinator for a checkpoint now (c)"
+                    disabled={props.done}
+                    onclick={cmd(Command::Apply(Action::TriggerCheckpoint))}>
+                    { icon("M8 1.5l5.5 2.2v4c0 3.3-2.3 5.8-5.5 6.8-3.2-1-5.5-3.5-5.5-6.8v-4z") }
+                    <span class="control-label">{ "Trigger checkpoint" }</span>
+                </button>
+                <div class="frame-stats" data-testid="frame-stats"
+                    data-avg-ms={format!("{avg:.3}")}
+                    data-engine-ms={format!("{:.3}", props.engine_ms.unwrap_or(0.0))}
+                    data-snapshot-ms={format!("{:.3}", props.cut_ms.unwrap_or(0.0))} data-p95-ms={format!("{p95:.3}")} data-frames={frames.to_string()}
+                    title="Wall time per animation frame spent advancing the engine and rendering (average / 95th percentile over the last frames)">
+                    <span>{ format!("frame {avg:.1} / p95 {p95:.1} ms") }</span>
+                    if let Some(eff) = props.effective_speed {
+                        <span class="muted-small">{ format!("actual {}", format::speed(eff)) }</span>
+                    }
+                </div>
+            </div>
+            <div class="scenario-strip">
+                <span class="scenario-name" data-testid="scenario-name">{ props.name.clone() }</span>
+                if let Some(d) = &props.description {
+                    <span class="scenario-description" data-testid="scenario-description">
+                        <strong>{ "What to watch: " }</strong>{ d.clone() }
+                    </span>
+                }
             </div>
         </Panel>
     }

@@ -1,13 +1,45 @@
-//! The page header: product name and what the playground models.
+//! The page header: product name, the preset picker, Share and the keyboard help.
 //!
-//! Contract: static markup with `data-testid="header"` and a single `<h1>` reading
-//! "Checkpoint Playground"; it takes no properties.
+//! Contract: `data-testid="header"` with a single `<h1>` reading "Checkpoint
+//! Playground"; the preset `<select>` is `preset-select` (value = preset name, or
+//! empty for a scenario from a link); the Share button is `share`; the note after a
+//! share (copied / long-link warning) is `share-note`.
 
 use yew::prelude::*;
 
+use crate::scenario;
+use crate::ui::command::Command;
+
+#[derive(Properties, PartialEq)]
+pub struct HeaderProps {
+    pub on_command: Callback<Command>,
+    pub preset: Option<AttrValue>,
+    pub share_note: Option<AttrValue>,
+    pub share_warning: bool,
+}
+
 /// The page's top bar.
 #[function_component(Header)]
-pub fn header() -> Html {
+pub fn header(props: &HeaderProps) -> Html {
+    let on_preset = {
+        let cb = props.on_command.clone();
+        Callback::from(move |e: Event| {
+            let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
+            let v = select.value();
+            if !v.is_empty() {
+                cb.emit(Command::LoadPreset(v));
+            }
+        })
+    };
+    let share = {
+        let cb = props.on_command.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(Command::Share))
+    };
+    let help = {
+        let cb = props.on_command.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(Command::ToggleHelp))
+    };
+    let current = props.preset.clone().unwrap_or_default();
     html! {
         <header class="app-header" data-testid="header">
             <div class="brand">
@@ -21,10 +53,32 @@ pub fn header() -> Html {
                     </svg>
                 </span>
                 <h1 class="brand-name">{ "Checkpoint Playground" }</h1>
+                <span class="brand-tagline">{ "Flink's checkpoint runtime, simulated: aligned & unaligned checkpoints, backpressure, recovery" }</span>
             </div>
-            <p class="brand-tagline">
-                { "Apache Flink's checkpoint runtime, simulated deterministically: aligned and unaligned checkpoints, backpressure and recovery." }
-            </p>
+            <div class="header-actions">
+                <label class="preset-picker">
+                    <span class="field-label">{ "scenario" }</span>
+                    <select data-testid="preset-select" aria-label="Preset scenario" onchange={on_preset}>
+                        if current.is_empty() {
+                            <option value="" selected=true>{ "(from link)" }</option>
+                        }
+                        { for scenario::preset_names().iter().map(|name| {
+                            let label = scenario::preset(name).map(|d| format!("{name} — {}", d.name)).unwrap_or_else(|| name.to_string());
+                            html! { <option value={*name} selected={current == *name}>{ label }</option> }
+                        }) }
+                    </select>
+                </label>
+                <button type="button" class="header-button primary" data-testid="share" onclick={share}
+                    title="Put this scenario, with everything you did, in the URL and copy the link">
+                    { "Share link" }
+                </button>
+                <button type="button" class="header-button" data-testid="help" onclick={help} title="Keyboard shortcuts (?)">
+                    { "?" }
+                </button>
+                if let Some(note) = &props.share_note {
+                    <span class={classes!("share-note", props.share_warning.then_some("share-warning"))} data-testid="share-note">{ note.clone() }</span>
+                }
+            </div>
         </header>
     }
 }

@@ -1,39 +1,96 @@
-//! The sinks and recovery panel: what reached each sink, and what a failure cost.
+//! The sinks and recovery panel: what reached each sink, checked against the engine's
+//! ground truth, and what each failure cost.
 //!
-//! Contract: `data-testid="sinks-recovery"`, with two labelled sub-sections: sinks
-//! (`data-testid="sinks"`: committed output per sink and the exactly-once verdict,
-//! with duplicates and losses counted against the engine's ground truth) and recovery
-//! (`data-testid="recovery"`: injected failures, the checkpoint restored from, rewound
-//! source offsets and restored channel state). Empty until an engine is attached.
+//! Contract: `data-testid="sinks-recovery"`. `sink-verdict` is the overall verdict
+//! (`data-exactly-once="true|false"`: every sink has no duplicates and no losses so
+//! far); `sink-row` one row per sink (committed, duplicates, lost, pending, delivery).
+//! `failure-row` one row per failure (`data-restored`: the restored checkpoint id or
+//! empty), with when, which subtask, the restored checkpoint, recovery time, replayed
+//! and lost records and any restore error (e.g. a refused restore).
+
+use std::rc::Rc;
 
 use yew::prelude::*;
 
+use crate::engine::report::Report;
+use crate::ui::format;
+
 use super::panel::Panel;
 
-/// The sinks & recovery panel.
+#[derive(Properties, PartialEq)]
+pub struct SinksProps {
+    pub report: Rc<Report>,
+}
+
 #[function_component(SinksRecoveryPanel)]
-pub fn sinks_recovery_panel() -> Html {
+pub fn sinks_recovery_panel(props: &SinksProps) -> Html {
+    let r = &props.report;
+    let exactly_once = r.sinks.iter().all(|s| s.exactly_once);
+    let dup: u64 = r.sinks.iter().map(|s| s.duplicates).sum();
+    let lost: u64 = r.sinks.iter().map(|s| s.lost).sum();
+    let committed: u64 = r.sinks.iter().map(|s| s.committed_records).sum();
+    let verdict_text = if exactly_once {
+        "Exactly-once: no duplicates, nothing lost".to_string()
+    } else {
+        format!("NOT exactly-once: {dup} duplicate(s), {lost} lost")
+    };
     html! {
-        <Panel
-            id="sinks-recovery"
-            title="Sinks & recovery"
-            testid="sinks-recovery"
-            class="area-sinks"
-            description="Committed output checked against the ground truth, and every restore."
-        >
-            <section class="subsection" aria-labelledby="sinks-title" data-testid="sinks">
-                <h3 id="sinks-title" class="subsection-title">{ "Sinks" }</h3>
-                <dl class="stats">
-                    <div><dt>{ "Committed records" }</dt><dd>{ "—" }</dd></div>
-                    <div><dt>{ "Duplicates" }</dt><dd>{ "—" }</dd></div>
-                    <div><dt>{ "Lost records" }</dt><dd>{ "—" }</dd></div>
-                    <div><dt>{ "Exactly-once" }</dt><dd>{ "—" }</dd></div>
-                </dl>
-            </section>
-            <section class="subsection" aria-labelledby="recovery-title" data-testid="recovery">
-                <h3 id="recovery-title" class="subsection-title">{ "Recovery" }</h3>
-                <p class="muted">{ "No failures injected and no restores yet." }</p>
-            </section>
+        <Panel id="sinks-recovery" title="Sinks & recovery" testid="sinks-recovery" class="area-sinks"
+            description="Committed output checked against the ground truth of every record, and every restore.">
+            <div class={classes!("verdict", if exactly_once { "verdict-ok" } else { "verdict-bad" })}
+                data-testid="sink-verdict" data-exactly-once={exactly_once.to_string()}
+                title="Every committed record is compared with the records the sources produced (by lineage)">
+                <span class="verdict-mark">{ if exactly_once { "✓" } else { "✗" } }</span>
+                <span>{ verdict_text }</span>
+            </div>
+            <dl class="stats">
+                <div><dt>{ "Committed records" }</dt><dd data-testid="committed">{ committed }</dd></div>
+                <div><dt>{ "Duplicates" }</dt><dd class={classes!((dup > 0).then_some("bad"))}>{ dup }</dd></div>
+                <div><dt>{ "Lost records" }</dt><dd class={classes!((lost > 0).then_some("bad"))}>{ lost }</dd></div>
+                <div><dt>{ "Pending (open transactions)" }</dt><dd>{ r.sinks.iter().map(|s| s.pending_records).sum::<u64>() }</dd></div>
+            </dl>
+            if r.sinks.len() > 1 {
+                <table class="mini-table">
+                    <thead><tr><th>{ "sink" }</th><th>{ "delivery" }</th><th>{ "committed" }</th><th>{ "dup" }</th><th>{ "lost" }</th><th>{ "pending" }</th></tr></thead>
+                    <tbody>{ for r.sinks.iter().map(|s| html! {
+                        <tr data-testid="sink-row"><td>{ s.operator.clone() }</td><td>{ s.delivery.clone() }</td><td>{ s.committed_records }</td>
+                        <td>{ s.duplicates }</td><td>{ s.lost }</td><td>{ s.pending_records }</td></tr>
+                    }) }</tbody>
+                </table>
+            } else {
+                { for r.sinks.iter().map(|s| html! {
+                    <p class="muted-small" data-testid="sink-row">{ format!("sink {} · {}", s.operator, s.delivery.replace('_', "-")) }</p>
+                }) }
+            }
+            <h3 class="subsection-title">{ "Failures and restores" }</h3>
+            if r.failures.is_empty() {
+                <p class="muted">{ "No failures yet. Select a subtask in the job graph and press Fail." }</p>
+            } else {
+                <div class="failures">
+                    { for r.failures.iter().map(|f| {
+                        let restored = f.restored_checkpoint.map(|c| c.to_string()).unwrap_or_default();
+                        html! {
+                            <div class={classes!("failure", f.restore_error.is_some().then_some("failure-error"))}
+                                data-testid="failure-row" data-restored={restored.clone()}>
+                                <div class="failure-head">
+                                    <strong>{ format!("{}#{}", f.operator, f.subtask) }</strong>
+                                    <span class="muted-small">{ format!(" failed at {} — {}", format::ms(f.at_ms), f.reason) }</span>
+                                </div>
+                                <dl class="kv compact">
+                                    <div><dt>{ "Restored checkpoint" }</dt><dd>{ f.restored_checkpoint.map(|c| format!("#{c}")).unwrap_or_else(|| "none (from scratch)".into()) }</dd></div>
+                                    <div><dt>{ "Recovery time" }</dt><dd>{ f.recovery_ms.map(format::ms).unwrap_or_else(|| "recovering…".into()) }</dd></div>
+                                    <div><dt>{ "Replayed records" }</dt><dd>{ f.replayed_records }</dd></div>
+                                    <div><dt>{ "Recovered in-flight records" }</dt><dd>{ f.recovered_inflight_records }</dd></div>
+                                    <div><dt>{ "Lost records" }</dt><dd class={classes!((f.lost_records > 0).then_some("bad"))}>{ f.lost_records }</dd></div>
+                                </dl>
+                                if let Some(e) = &f.restore_error {
+                                    <p class="inline-error">{ format!("restore error: {e}") }</p>
+                                }
+                            </div>
+                        }
+                    }) }
+                </div>
+            }
         </Panel>
     }
 }

@@ -1,0 +1,44 @@
+//! The keyboard help overlay.
+//!
+//! Contract: `data-testid="help-overlay"`, a modal dialog listing the shortcuts; the
+//! close button (and Escape, handled by the app) closes it.
+
+use yew::prelude::*;
+
+use crate::ui::command::Command;
+
+/// The shortcuts, as (keys, what they do).
+pub const KEYS: [(&str, &str); 7] = [
+    ("Space", "play / pause"),
+    ("→", "run the next engine event (single step)"),
+    ("r", "reset: start the scenario over"),
+    ("c", "trigger a checkpoint now"),
+    ("f", "fail the selected subtask"),
+    ("+ / −", "faster / slower"),
+    ("? / Esc", "show / close this help"),
+];
+
+#[derive(Properties, PartialEq)]
+pub struct HelpProps {
+    pub on_command: Callback<Command>,
+}
+
+#[function_component(HelpOverlay)]
+pub fn help_overlay(props: &HelpProps) -> Html {
+    let close = {
+        let cb = props.on_command.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(Command::ToggleHelp))
+    };
+    html! {
+        <div class="overlay" data-testid="help-overlay" role="dialog" aria-modal="true" aria-labelledby="help-title">
+            <div class="overlay-card">
+                <h2 id="help-title">{ "Keyboard shortcuts" }</h2>
+                <table class="keys">
+                    { for KEYS.iter().map(|(k, what)| html! { <tr><td><kbd>{ *k }</kbd></td><td>{ *what }</td></tr> }) }
+                </table>
+                <p class="muted">{ "Every action you take (costs, rates, failures, settings, triggers) is recorded; Share puts them in the link, and opening it replays the run exactly." }</p>
+                <button type="button" class="header-button primary" onclick={close} data-testid="help-close">{ "Close" }</button>
+            </div>
+        </div>
+    }
+}

@@ -1,0 +1,206 @@
+//! The inspector: the selected subtask in Flink's terms (status, backpressure, barrier
+//! handler state, checkpoint phase, buffer pools, its input channels) with a Fail
+//! button, and per operator the live cost and rate sliders.
+//!
+//! Contract: `data-testid="inspector"`; the selected subtask's details are
+//! `subtask-details`, its Fail button `fail-subtask`; sliders are
+//! `cost-<operator>` and `rate-<operator>` (logarithmic, applied on release through
+//! `Action::SetCost` / `Action::SetRate`, so they are recorded).
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::engine::spec::Action;
+use crate::engine::time::Micros;
+use crate::ui::command::Command;
+use crate::ui::format;
+use crate::ui::sim::{LiveView, SettingsView};
+
+use super::job_graph::{activity_name, status_name};
+use super::panel::Panel;
+
+#[derive(Properties, PartialEq)]
+pub struct InspectorProps {
+    pub live: Rc<LiveView>,
+    pub settings: Rc<SettingsView>,
+    pub selected: Option<usize>,
+    pub on_command: Callback<Command>,
+    pub error: Option<AttrValue>,
+}
+
+/// Cost slider: 10^(v/100 * 4) µs, 1 µs .. 10 ms (v = 0 means 0).
+fn cost_from_slider(v: f64) -> Micros {
+    if v <= 0.0 {
+        0
+    } else {
+        10f64.powf(v / 100.0 * 4.0).round() as Micros
+    }
+}
+fn slider_from_cost(c: Micros) -> f64 {
+    if c == 0 {
+        0.0
+    } else {
+        ((c as f64).log10() / 4.0 * 100.0).clamp(0.0, 100.0)
+    }
+}
+/// Rate slider: 10^(1 + v/100 * 3.5) records/s per subtask, 10 .. ~31 600.
+fn rate_from_slider(v: f64) -> f64 {
+    let r = 10f64.powf(1.0 + v / 100.0 * 3.5);
+    if r >= 100.0 {
+        (r / 10.0).round() * 10.0
+    } else {
+        r.round()
+    }
+}
+fn slider_from_rate(r: f64) -> f64 {
+    ((r.max(10.0).log10() - 1.0) / 3.5 * 100.0).clamp(0.0, 100.0)
+}
+
+fn details(props: &InspectorProps, t: usize) -> Html {
+    let Some(v) = props.live.tasks.get(t) else {
+        return html! {};
+    };
+    let op = props
+        .settings
+        .operators
+        .get(v.operator)
+        .map(|o| o.id.clone())
+        .unwrap_or_default();
+    let index = v.index;
+    let fail = {
+        let cb = props.on_command.clone();
+        let op = op.clone();
+        Callback::from(move |_: MouseEvent| {
+            cb.emit(Command::Apply(Action::Fail {
+                operator: op.clone(),
+                subtask: index,
+            }))
+        })
+    };
+    let inputs: Vec<_> = props
+        .live
+        .channels
+        .iter()
+        .filter(|c| c.to_task == t)
+        .collect();
+    let name_of = |task: usize| {
+        props
+            .live
+            .tasks
+            .get(task)
+            .map(|x| x.name.clone())
+            .unwrap_or_default()
+    };
+    let row = |k: &'static str, val: String| html! { <div><dt>{ k }</dt><dd>{ val }</dd></div> };
+    html! {
+        <div class="subtask-details" data-testid="subtask-details">
+            <div class="details-head">
+                <span class={classes!("level-pill", format!("bp-{}", v.backpressure.name().to_lowercase()))}>{ v.backpressure.name() }</span>
+                <strong>{ v.name.clone() }</strong>
+                <button type="button" class="danger-button" data-testid="fail-subtask" onclick={fail}
+                    title="Inject a failure into this subtask (recorded in the scenario)">
+                    { format!("Fail {}", v.name) }
+                </button>
+            </div>
+            <dl class="kv">
+                { row("Status", status_name(v.status).to_string()) }
+                { row("Doing now", activity_name(v.activity).to_string()) }
+                { row("Busy / backpressured / idle", format!("{} / {} / {}", format::pct(v.busy), format::pct(v.backpressured), format::pct(v.idle))) }
+                { row("Barrier handler", v.handler_state.to_string()) }
+                { row("Checkpoint", v.checkpoint.map(|(id, p)| format!("{id}: {p}")).unwrap_or_else(|| "-".into())) }
+                { row("Output buffers", format!("{} / {} in use{}", v.output_pool.0, v.output_pool.1,
+                    if v.overdraft_in_use > 0 { format!(", {} overdraft", v.overdraft_in_use) } else { String::new() })) }
+                { row("Records in / out", format!("{} / {}", v.records_in, v.records_out)) }
+            </dl>
+            if !inputs.is_empty() {
+                <table class="mini-table">
+                    <thead><tr><th>{ "input channel" }</th><th>{ "queued" }</th><th>{ "credit" }</th><th>{ "excl/float" }</th><th>{ "state" }</th></tr></thead>
+                    <tbody>
+                        { for inputs.iter().map(|c| html! {
+                            <tr>
+                                <td>{ format!("← {}", name_of(c.from_task)) }</td>
+                                <td>{ c.receiver.len() }</td>
+                                <td>{ c.credit }</td>
+                                <td>{ format!("{}/{}", c.exclusive, c.floating) }</td>
+                                <td>{
+                                    if c.blocked_at_receiver { "blocked (aligning)" }
+                                    else if c.persisting { "persisting" }
+                                    else if c.closed { "closed" }
+                                    else { "" }
+                                }</td>
+                            </tr>
+                        }) }
+                    </tbody>
+                </table>
+            }
+        </div>
+    }
+}
+
+#[function_component(Inspector)]
+pub fn inspector(props: &InspectorProps) -> Html {
+    let knobs = props.settings.operators.iter().map(|o| {
+        let cost_cb = {
+            let cb = props.on_command.clone();
+            let id = o.id.clone();
+            Callback::from(move |e: Event| {
+                let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+                if let Ok(v) = input.value().parse::<f64>() {
+                    cb.emit(Command::Apply(Action::SetCost {
+                        operator: id.clone(),
+                        cost: cost_from_slider(v),
+                    }));
+                }
+            })
+        };
+        let rate = o.rate.map(|rate| {
+            let cb = props.on_command.clone();
+            let id = o.id.clone();
+            let onchange = Callback::from(move |e: Event| {
+                let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+                if let Ok(v) = input.value().parse::<f64>() {
+                    cb.emit(Command::Apply(Action::SetRate {
+                        operator: id.clone(),
+                        rate: rate_from_slider(v),
+                    }));
+                }
+            });
+            html! {
+                <label class="knob" title="Records per second emitted by each source subtask">
+                    <span class="knob-name">{ "rate" }</span>
+                    <input type="range" min="0" max="100" step="1" data-testid={format!("rate-{}", o.id)}
+                        value={format!("{:.0}", slider_from_rate(rate))} {onchange} />
+                    <span class="knob-value">{ format!("{rate:.0}/s") }</span>
+                </label>
+            }
+        });
+        html! {
+            <div class="knob-row">
+                <div class="knob-op"><strong>{ o.id.clone() }</strong><span class="muted-small">{ format!(" {} ×{}", o.kind, o.parallelism) }</span></div>
+                <label class="knob" title="Virtual processing time per record: raise it to create backpressure upstream">
+                    <span class="knob-name">{ "cost" }</span>
+                    <input type="range" min="0" max="100" step="1" data-testid={format!("cost-{}", o.id)}
+                        value={format!("{:.0}", slider_from_cost(o.cost))} onchange={cost_cb} />
+                    <span class="knob-value">{ format::dur(o.cost) }</span>
+                </label>
+                { rate.unwrap_or_default() }
+            </div>
+        }
+    });
+    html! {
+        <Panel id="inspector" title="Inspector" testid="inspector" class="area-inspector">
+            if let Some(e) = &props.error {
+                <p class="inline-error" data-testid="action-error">{ e.clone() }</p>
+            }
+            {
+                match props.selected {
+                    Some(t) => details(props, t),
+                    None => html! { <p class="muted hint">{ "Click a subtask in the job graph to see its barrier handler state, checkpoint phase and buffers, and to fail it." }</p> },
+                }
+            }
+            <h3 class="subsection-title">{ "Operators — drag to apply backpressure live" }</h3>
+            <div class="knobs">{ for knobs }</div>
+        </Panel>
+    }
+}

@@ -1,0 +1,164 @@
+//! The checkpoint settings: Flink's options that the seed article discusses, edited
+//! live, each change sent as `Action::SetConfig` (recorded in the scenario).
+//!
+//! Contract: `data-testid="settings"`; each field is `setting-<key>` (the Flink key
+//! with dots), shows the engine's current value, and explains the key (from the
+//! engine's `KEYS` table) on hover. Text fields apply on change (Enter or leaving the
+//! field); the engine checks the value and a rejection is shown by the app.
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::engine::config::KEYS;
+use crate::engine::spec::Action;
+use crate::scenario::convert::config_value;
+use crate::ui::command::Command;
+use crate::ui::sim::SettingsView;
+
+use super::panel::Panel;
+
+enum Field {
+    Choice(&'static [&'static str]),
+    Toggle,
+    Text,
+}
+
+/// (key, short label, field).
+const FIELDS: &[(&str, &str, Field)] = &[
+    (
+        "execution.checkpointing.mode",
+        "Mode",
+        Field::Choice(&["EXACTLY_ONCE", "AT_LEAST_ONCE"]),
+    ),
+    (
+        "execution.checkpointing.unaligned.enabled",
+        "Unaligned checkpoints",
+        Field::Toggle,
+    ),
+    (
+        "execution.checkpointing.aligned-checkpoint-timeout",
+        "Aligned-checkpoint timeout",
+        Field::Text,
+    ),
+    ("execution.checkpointing.interval", "Interval", Field::Text),
+    (
+        "execution.checkpointing.timeout",
+        "Checkpoint timeout",
+        Field::Text,
+    ),
+    (
+        "taskmanager.network.memory.buffers-per-channel",
+        "Buffers per channel",
+        Field::Text,
+    ),
+    (
+        "taskmanager.network.memory.floating-buffers-per-gate",
+        "Floating buffers per gate",
+        Field::Text,
+    ),
+    (
+        "taskmanager.network.memory.max-overdraft-buffers-per-gate",
+        "Overdraft buffers per gate",
+        Field::Text,
+    ),
+    (
+        "execution.checkpointing.unaligned.max-subtasks-per-channel-state-file",
+        "Subtasks per channel-state file",
+        Field::Text,
+    ),
+    (
+        "playground.task.availability-check",
+        "Availability check (optimization 1)",
+        Field::Toggle,
+    ),
+    (
+        "playground.source.legacy-compat",
+        "Legacy source waits for a buffer",
+        Field::Toggle,
+    ),
+];
+
+#[derive(Properties, PartialEq)]
+pub struct SettingsProps {
+    pub settings: Rc<SettingsView>,
+    pub on_command: Callback<Command>,
+}
+
+fn doc(key: &str) -> String {
+    KEYS.iter()
+        .find(|k| k.key == key)
+        .map(|k| format!("{key}\n{}\nFlink default: {}", k.doc, k.default))
+        .unwrap_or_else(|| key.to_string())
+}
+
+#[function_component(SettingsPanel)]
+pub fn settings_panel(props: &SettingsProps) -> Html {
+    let config = &props.settings.config;
+    let fields = FIELDS.iter().map(|(key, label, field)| {
+        let key = *key;
+        let current = config_value(key, config)
+            .map(|v| v.to_flink_string())
+            .unwrap_or_default();
+        let send = {
+            let cb = props.on_command.clone();
+            move |value: String| {
+                cb.emit(Command::Apply(Action::SetConfig {
+                    key: key.to_string(),
+                    value,
+                }))
+            }
+        };
+        let testid = format!("setting-{key}");
+        let control = match field {
+            Field::Toggle => {
+                let checked = current == "true";
+                let onchange = Callback::from(move |e: Event| {
+                    let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+                    send(input.checked().to_string());
+                });
+                html! { <input type="checkbox" data-testid={testid} {checked} {onchange} /> }
+            }
+            Field::Choice(options) => {
+                let onchange = Callback::from(move |e: Event| {
+                    let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
+                    send(select.value());
+                });
+                html! {
+                    <select data-testid={testid} {onchange}>
+                        { for options.iter().map(|o| html! { <option value={*o} selected={current == *o}>{ *o }</option> }) }
+                    </select>
+                }
+            }
+            Field::Text => {
+                let onchange = Callback::from(move |e: Event| {
+                    let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+                    send(input.value().trim().to_string());
+                });
+                html! { <input type="text" class="setting-text" data-testid={testid} value={current.clone()} {onchange} spellcheck="false" /> }
+            }
+        };
+        html! {
+            <label class="setting" title={doc(key)}>
+                <span class="setting-label">{ *label }</span>
+                { control }
+            </label>
+        }
+    });
+    html! {
+        <Panel id="settings" title="Checkpoint settings" testid="settings" class="area-settings"
+            description="Live; buffer counts take effect when the job (re)starts, as in Flink. Hover for the Flink key.">
+            <div class="settings-grid">{ for fields }</div>
+            if !props.settings.events.is_empty() {
+                <details class="recorded">
+                    <summary>{ format!("{} recorded action(s) — replayed by a shared link", props.settings.events.len()) }</summary>
+                    <ul>
+                        { for props.settings.events.iter().map(|e| html! {
+                            <li><span class="mono">{ crate::ui::format::clock(e.at) }</span>{ format!(" {:?}", e.action) }</li>
+                        }) }
+                    </ul>
+                </details>
+            }
+        </Panel>
+    }
+}
