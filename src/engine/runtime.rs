@@ -654,6 +654,16 @@ impl Engine {
         super::stats::build_report(self)
     }
 
+    /// The checkpoint history as the report shows it, without the sinks' and operators'
+    /// sections (cheap enough to call every frame).
+    pub fn checkpoint_reports(&self) -> Vec<super::report::CheckpointReport> {
+        self.coordinator
+            .history
+            .iter()
+            .map(|s| super::stats::checkpoint_report(self, s))
+            .collect()
+    }
+
     /// Every record visible in every sink, deterministically ordered.
     pub fn sink_output(&self) -> Vec<SinkRecord> {
         super::sinks::sink_output(self)

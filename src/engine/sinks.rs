@@ -32,6 +32,9 @@ pub struct ExternalSink {
     pub committed_txns: BTreeSet<(u32, u64)>,
     /// Idempotent sinks: writes that overwrote an existing row.
     pub rewrites: u64,
+    /// Visible records, and visible repeats of a lineage, kept up to date on every write.
+    committed: u64,
+    repeated: u64,
 }
 
 impl ExternalSink {
@@ -41,6 +44,8 @@ impl ExternalSink {
             visible: BTreeMap::new(),
             committed_txns: BTreeSet::new(),
             rewrites: 0,
+            committed: 0,
+            repeated: 0,
         }
     }
 
@@ -51,18 +56,7 @@ impl ExternalSink {
                 v.value = r.value;
                 self.rewrites += 1;
             }
-            Some(v) => v.count += 1,
-            None => {
-                self.visible.insert(
-                    (*r.lineage).clone(),
-                    Visible {
-                        count: 1,
-                        key: r.key,
-                        value: r.value,
-                        sink_subtask: subtask,
-                    },
-                );
-            }
+            _ => self.make_visible(subtask, r),
         }
     }
 
@@ -72,27 +66,36 @@ impl ExternalSink {
             return;
         }
         for r in records {
-            self.visible
-                .entry((*r.lineage).clone())
-                .and_modify(|v| v.count += 1)
-                .or_insert(Visible {
+            self.make_visible(subtask, r);
+        }
+    }
+
+    /// One more visible copy of `r`.
+    fn make_visible(&mut self, subtask: u32, r: &Record) {
+        self.committed += 1;
+        match self.visible.get_mut(&*r.lineage) {
+            Some(v) => {
+                v.count += 1;
+                self.repeated += 1;
+            }
+            None => {
+                let v = Visible {
                     count: 1,
                     key: r.key,
                     value: r.value,
                     sink_subtask: subtask,
-                });
+                };
+                self.visible.insert((*r.lineage).clone(), v);
+            }
         }
     }
 
     pub fn committed_records(&self) -> u64 {
-        self.visible.values().map(|v| v.count as u64).sum()
+        self.committed
     }
 
     pub fn duplicates(&self) -> u64 {
-        self.visible
-            .values()
-            .map(|v| v.count.saturating_sub(1) as u64)
-            .sum()
+        self.repeated
     }
 
     pub fn distinct(&self) -> u64 {
