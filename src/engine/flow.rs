@@ -11,7 +11,7 @@
 
 use super::config::BarrierKind;
 use super::log::LogKind;
-use super::network::{Barrier, Buffer, Channel, Event, InFlight, Item, Persist};
+use super::network::{push_priority, Barrier, Buffer, Channel, Event, InFlight, Item, Persist};
 use super::runtime::{Engine, Ev};
 use super::task::{Activity, Mail};
 
@@ -144,15 +144,7 @@ impl Engine {
     /// Puts a priority event at the head of the subpartition, behind earlier priority events.
     pub(crate) fn enqueue_priority_event(&mut self, c: usize, event: Event) {
         self.finish_building(c);
-        let q = &mut self.channels[c].queue;
-        let pos = q.iter().take_while(|i| i.is_priority()).count();
-        q.insert(
-            pos,
-            Item::Event {
-                event,
-                priority: true,
-            },
-        );
+        push_priority(&mut self.channels[c].queue, event);
         self.try_send(c);
     }
 
@@ -311,15 +303,7 @@ impl Engine {
                         ch.persist = Persist::BarrierReceived(b.id);
                     }
                 }
-                let q = &mut self.channels[c].received;
-                let pos = q.iter().take_while(|i| i.is_priority()).count();
-                q.insert(
-                    pos,
-                    Item::Event {
-                        event,
-                        priority: true,
-                    },
-                );
+                push_priority(&mut self.channels[c].received, event);
                 self.tasks[t].mailbox.push_back(Mail::PriorityEvent(c));
                 self.wake(t, self.now);
             }

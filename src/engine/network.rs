@@ -75,6 +75,19 @@ impl Item {
     }
 }
 
+/// Inserts a priority event at the head of a queue, behind earlier priority events
+/// (Flink's `PrioritizedDeque`).
+pub fn push_priority(queue: &mut VecDeque<Item>, event: Event) {
+    let pos = queue.iter().take_while(|i| i.is_priority()).count();
+    queue.insert(
+        pos,
+        Item::Event {
+            event,
+            priority: true,
+        },
+    );
+}
+
 /// Something on the wire, in order of arrival.
 #[derive(Clone, Debug)]
 pub struct InFlight {
