@@ -106,6 +106,19 @@ async fn unaligned_link_run_to_20s_shows_a_completed_unaligned_checkpoint_with_p
             assert!(["OK", "LOW", "HIGH"].contains(&level.as_str()), "{level}");
         }
     }
+    // The channel lanes are painted onto the job view's canvas, not built as DOM.
+    let lanes = by_testid(&root, "job-lanes");
+    assert_eq!(lanes.tag_name().to_ascii_lowercase(), "canvas");
+    let drawn: usize = lanes
+        .get_attribute("data-channels")
+        .expect("the lane canvas was painted")
+        .parse()
+        .unwrap();
+    assert!(drawn > 0, "lanes drawn: {drawn}");
+    assert!(
+        all(&root, "[data-testid=\"job-graph\"] .lane").is_empty(),
+        "no SVG lane elements"
+    );
     // The clock shows the virtual time the app was run to.
     assert!(by_testid(&root, "clock")
         .text_content()

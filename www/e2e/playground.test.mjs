@@ -132,7 +132,13 @@ test('large preset: frame time while playing (28 subtasks)', { timeout: 120_000 
   const engine = Number(await stats.getAttribute('data-engine-ms'));
   const snapshot = Number(await stats.getAttribute('data-snapshot-ms'));
   const clock = await page.getByTestId('clock').textContent();
-  console.log(`frame work, preset large at ~5x: avg ${avg.toFixed(2)} ms (engine ${engine.toFixed(2)}, snapshots ${snapshot.toFixed(2)}, rest = render), p95 ${p95.toFixed(2)} ms over ${frames} frames; clock ${clock}`);
+  const lanes = page.getByTestId('job-lanes');
+  const drawMs = Number(await lanes.getAttribute('data-draw-ms'));
+  const channels = Number(await lanes.getAttribute('data-channels'));
+  console.log(`frame work, preset large at ~5x: avg ${avg.toFixed(2)} ms (engine ${engine.toFixed(2)}, snapshots ${snapshot.toFixed(2)}, rest = render), p95 ${p95.toFixed(2)} ms over ${frames} frames; clock ${clock}; last lane paint ${drawMs.toFixed(2)} ms for ${channels} channels`);
+  assert.ok(channels > 100, `the lane canvas drew every channel (${channels})`);
+  const size = await lanes.evaluate((el) => [el.width, el.height, el.clientWidth]);
+  assert.ok(size[0] >= size[2] && size[1] > 0, `the lane canvas has a backing store at the CSS size or more (${size})`);
   await page.screenshot({ path: join(SCREENSHOTS, '6-large.png'), fullPage: true });
   if (await page.getByTestId('pause').isEnabled()) await page.getByTestId('pause').click();
   assert.ok(frames > 10, `frames were measured (${frames})`);

@@ -11,28 +11,42 @@
 //! have their own colours; barriers are markers inside the queues (aligned: orange bar,
 //! unaligned: purple diamond); at most [`MAX_CELLS`] data cells per queue, the rest as
 //! `+N`. Reads only the snapshots it is given; sends only selections.
+//!
+//! Rendering: the lanes (wires, queues, cells, barriers, blocked / persisting / no
+//! credit marks) are painted onto one `<canvas>` (`data-testid="job-lanes"`, its
+//! `data-channels` = lanes drawn, `data-draw-ms` = the last paint's wall time) under
+//! the SVG, imperatively after each render, batched by style ([`Scene`] then
+//! [`paint`]) at the device pixel ratio; only the ~dozens of subtask boxes and the
+//! headers stay in the virtual DOM (headers and legend are memoized components), so a
+//! frame diffs a few hundred nodes whatever the number of buffers. Hovering a queue
+//! area shows its channel's details as a title, like the SVG lanes did.
 
+use std::rc::Rc;
+
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use yew::prelude::*;
 
 use crate::engine::task::{Activity, TaskStatus};
 use crate::engine::view::{BackpressureLevel, ChannelView, ItemView, TaskView};
 use crate::ui::format;
-use crate::ui::layout::{LaneGeom, Layout, TaskBox, BODY_W, CELL_GAP, CELL_W, MAX_CELLS};
+use crate::ui::layout::{LaneGeom, Layout, TaskBox, BODY_W, CELL_GAP, CELL_W, MAX_CELLS, QUEUE_W};
 use crate::ui::sim::LiveView;
 
 use super::panel::Panel;
 
 #[derive(Properties, PartialEq)]
 pub struct JobGraphProps {
-    pub layout: std::rc::Rc<Layout>,
-    pub live: std::rc::Rc<LiveView>,
+    pub layout: Rc<Layout>,
+    pub live: Rc<LiveView>,
     pub selected: Option<usize>,
     pub on_select: Callback<Option<usize>>,
 }
 
 /// The items of a queue to draw, in order, and how many data buffers were left out.
 /// Events (barriers, cancel markers, end of partition) are always kept.
-fn visible(items: &[&ItemView], cap: usize) -> (Vec<ItemView>, usize) {
+fn visible<'a>(items: &[&'a ItemView], cap: usize) -> (Vec<&'a ItemView>, usize) {
     let mut data_budget = cap;
     let mut hidden = 0;
     let mut out = Vec::new();
@@ -41,9 +55,9 @@ fn visible(items: &[&ItemView], cap: usize) -> (Vec<ItemView>, usize) {
             ItemView::Data { .. } if data_budget == 0 => hidden += 1,
             ItemView::Data { .. } => {
                 data_budget -= 1;
-                out.push((*item).clone());
+                out.push(*item);
             }
-            _ => out.push((*item).clone()),
+            _ => out.push(*item),
         }
     }
     (out, hidden)
@@ -53,241 +67,223 @@ fn f(x: f64) -> String {
     format!("{x:.1}")
 }
 
-/// One event marker at `x` (left edge), centred on `cy` (data cells go through
-/// [`CellPaths`]).
-fn item_shape(item: &ItemView, x: f64, cy: f64, h: f64) -> Html {
-    match item {
-        ItemView::Data { .. } => html! {},
-        ItemView::Barrier {
-            id,
-            unaligned,
-            kind,
-        } => {
-            let title = format!(
-                "checkpoint barrier {id} ({}, {kind:?})",
-                if *unaligned { "unaligned" } else { "aligned" }
-            );
-            if *unaligned {
-                let r = (h / 2.0 + 2.0).max(4.0);
-                let cx = x + r * 0.7;
-                let points = format!(
-                    "{},{} {},{} {},{} {},{}",
-                    f(cx),
-                    f(cy - r),
-                    f(cx + r * 0.7),
-                    f(cy),
-                    f(cx),
-                    f(cy + r),
-                    f(cx - r * 0.7),
-                    f(cy)
-                );
-                html! { <polygon class="barrier barrier-unaligned" {points}><title>{ title }</title></polygon> }
-            } else {
-                html! {
-                    <rect class="barrier barrier-aligned" x={f(x)} y={f(cy - h / 2.0 - 2.0)}
-                        width="3" height={f(h + 4.0)}><title>{ title }</title></rect>
-                }
+/// An axis-aligned rectangle in layout coordinates.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Rect {
+    x: f64,
+    y: f64,
+    w: f64,
+    h: f64,
+}
+
+impl Rect {
+    fn contains(&self, x: f64, y: f64) -> bool {
+        x >= self.x && x <= self.x + self.w && y >= self.y && y <= self.y + self.h
+    }
+}
+
+/// One channel's wire: a curve from the producer's lane to the consumer's.
+struct Wire {
+    x1: f64,
+    y1: f64,
+    x2: f64,
+    y2: f64,
+    no_credit: bool,
+    closed: bool,
+}
+
+/// Everything the lanes draw, batched by style so that the canvas paints each style
+/// with one path (a frame is a few dozen canvas calls per style, not per buffer).
+#[derive(Default)]
+struct Scene {
+    wires: Vec<Wire>,
+    lane_bg: Vec<Rect>,
+    lane_persisting: Vec<Rect>,
+    lane_blocked: Vec<Rect>,
+    /// Cell outlines: plain, building, captured, recovered.
+    boxes: [Vec<Rect>; 4],
+    /// Cell fills: plain (and building), captured, recovered.
+    fills: [Vec<Rect>; 3],
+    aligned: Vec<Rect>,
+    /// Unaligned barrier diamonds: centre and half height.
+    unaligned: Vec<(f64, f64, f64)>,
+    cancels: Vec<(f64, f64)>,
+    eops: Vec<Rect>,
+    /// `+N` labels: position, text, left-aligned.
+    more: Vec<(f64, f64, String, bool)>,
+    /// Queue areas for hover titles: area, index into the live channels.
+    hits: Vec<(Rect, usize)>,
+}
+
+impl Scene {
+    fn build(layout: &Layout, live: &LiveView) -> Scene {
+        let mut scene = Scene::default();
+        for (i, v) in live.channels.iter().enumerate() {
+            if let Some(g) = layout.lanes.get(v.id) {
+                scene.lane(i, g, v);
             }
         }
-        ItemView::Cancel { id } => html! {
-            <text class="marker-cancel" x={f(x)} y={f(cy + 3.0)}>
-                { "×" }<title>{ format!("CancelCheckpointMarker {id}") }</title>
-            </text>
-        },
-        ItemView::EndOfPartition => html! {
-            <rect class="marker-eop" x={f(x)} y={f(cy - h / 2.0)} width="3" height={f(h)}>
-                <title>{ "EndOfPartition" }</title>
-            </rect>
-        },
-    }
-}
-
-/// The data cells of one lane, batched into a few SVG paths (one per style) so a
-/// lane is a handful of DOM nodes however many buffers it holds.
-#[derive(Default)]
-struct CellPaths {
-    boxes: String,
-    building: String,
-    fill: String,
-    captured_boxes: String,
-    captured_fill: String,
-    recovered_boxes: String,
-    recovered_fill: String,
-}
-
-fn rect_path(out: &mut String, x: f64, y: f64, w: f64, h: f64) {
-    use std::fmt::Write;
-    let _ = write!(out, "M{x:.1} {y:.1}h{w:.1}v{h:.1}h{:.1}Z", -w);
-}
-
-impl CellPaths {
-    fn data(&mut self, item: &ItemView, x: f64, cy: f64, h: f64, building: bool) {
-        let ItemView::Data {
-            bytes,
-            capacity,
-            captured,
-            recovered,
-            ..
-        } = item
-        else {
-            return;
-        };
-        let fill = (*bytes as f64 / (*capacity).max(1) as f64).clamp(0.0, 1.0);
-        let fh = (h * fill).max(if *bytes > 0 { 1.0 } else { 0.0 });
-        let (boxes, fills) = if *recovered {
-            (&mut self.recovered_boxes, &mut self.recovered_fill)
-        } else if *captured {
-            (&mut self.captured_boxes, &mut self.captured_fill)
-        } else if building {
-            (&mut self.building, &mut self.fill)
-        } else {
-            (&mut self.boxes, &mut self.fill)
-        };
-        rect_path(boxes, x, cy - h / 2.0, CELL_W, h);
-        if fh > 0.0 {
-            rect_path(fills, x, cy + h / 2.0 - fh, CELL_W, fh);
-        }
+        scene
     }
 
-    fn html(self) -> Html {
-        let path = |d: String, class: &'static str| {
-            (!d.is_empty()).then(|| html! { <path class={class} d={d} /> })
-        };
-        html! {
-            <>
-                { path(self.boxes, "cells-box") }
-                { path(self.building, "cells-box cells-building") }
-                { path(self.fill, "cells-fill") }
-                { path(self.captured_boxes, "cells-box cells-captured") }
-                { path(self.captured_fill, "cells-fill cells-captured") }
-                { path(self.recovered_boxes, "cells-box cells-recovered") }
-                { path(self.recovered_fill, "cells-fill cells-recovered") }
-            </>
-        }
-    }
-}
-
-/// Draws items from `start`, left to right (`dir = 1`) or right to left (`dir = -1`):
-/// data cells into `cells`, events (barriers, markers) and the `+N` as elements.
-#[allow(clippy::too_many_arguments)]
-fn draw_queue(
-    cells: &mut CellPaths,
-    items: &[ItemView],
-    hidden: usize,
-    start: f64,
-    dir: f64,
-    cy: f64,
-    h: f64,
-    first_building: bool,
-) -> Html {
-    let mut x = start;
-    let mut shapes = Vec::new();
-    for (i, item) in items.iter().enumerate() {
-        let w = match item {
-            ItemView::Data { .. } => CELL_W,
-            ItemView::Barrier {
-                unaligned: true, ..
-            } => ((h / 2.0 + 2.0).max(4.0)) * 1.4 + 1.0,
-            ItemView::Barrier { .. } | ItemView::EndOfPartition => 4.0,
-            ItemView::Cancel { .. } => 7.0,
-        };
-        let left = if dir > 0.0 { x } else { x - w };
-        if matches!(item, ItemView::Data { .. }) {
-            cells.data(item, left, cy, h, first_building && i == 0);
-        } else {
-            shapes.push(item_shape(item, left, cy, h));
-        }
-        x += dir * (w + CELL_GAP);
-    }
-    if hidden > 0 {
-        let anchor = if dir > 0.0 { "start" } else { "end" };
-        shapes.push(html! {
-            <text class="more" x={f(x)} y={f(cy + 3.0)} text-anchor={anchor}>{ format!("+{hidden}") }</text>
+    fn lane(&mut self, index: usize, g: &LaneGeom, v: &ChannelView) {
+        let out_h = (g.out_pitch - 3.0).max(2.0);
+        let in_h = (g.in_pitch - 3.0).max(2.0);
+        let x1 = g.out_x + QUEUE_W;
+        let x2 = g.in_x - QUEUE_W;
+        let mid = (x1 + x2) / 2.0;
+        self.wires.push(Wire {
+            x1,
+            y1: g.out_y,
+            x2,
+            y2: g.in_y,
+            no_credit: v.credit == 0 && !v.sender.is_empty(),
+            closed: v.closed,
         });
-    }
-    html! { <>{ for shapes }</> }
-}
-
-#[derive(Properties, PartialEq)]
-struct LaneProps {
-    geom: LaneGeom,
-    view: ChannelView,
-}
-
-#[function_component(ChannelLane)]
-fn channel_lane(props: &LaneProps) -> Html {
-    let g = &props.geom;
-    let v = &props.view;
-    let out_h = (g.out_pitch - 3.0).max(2.0);
-    let in_h = (g.in_pitch - 3.0).max(2.0);
-    // Sender side: building buffer at the body, then the queue tail .. head outwards.
-    let mut sender: Vec<&ItemView> = Vec::new();
-    if let Some(b) = &v.building {
-        sender.push(b);
-    }
-    sender.extend(v.sender.iter().rev());
-    let (s_items, s_hidden) = visible(&sender, MAX_CELLS);
-    let receiver: Vec<&ItemView> = v.receiver.iter().collect();
-    let (r_items, r_hidden) = visible(&receiver, MAX_CELLS);
-    let wire: Vec<&ItemView> = v.wire.iter().collect();
-    let (w_items, w_hidden) = visible(&wire, 3);
-
-    let x1 = g.out_x + crate::ui::layout::QUEUE_W;
-    let x2 = g.in_x - crate::ui::layout::QUEUE_W;
-    let mid = (x1 + x2) / 2.0;
-    let path = format!(
-        "M{},{} C{},{} {},{} {},{}",
-        f(x1),
-        f(g.out_y),
-        f(mid),
-        f(g.out_y),
-        f(mid),
-        f(g.in_y),
-        f(x2),
-        f(g.in_y)
-    );
-    let mut cells = CellPaths::default();
-    let sender_markers = draw_queue(
-        &mut cells,
-        &s_items,
-        s_hidden,
-        g.out_x + 3.0,
-        1.0,
-        g.out_y,
-        out_h,
-        v.building.is_some(),
-    );
-    let receiver_markers = draw_queue(
-        &mut cells,
-        &r_items,
-        r_hidden,
-        g.in_x - 3.0,
-        -1.0,
-        g.in_y,
-        in_h,
-        false,
-    );
-    let wire_markers = if w_items.is_empty() && w_hidden == 0 {
-        html! {}
-    } else {
-        draw_queue(
-            &mut cells,
-            &w_items,
-            w_hidden,
-            mid - 10.0,
+        let out_area = Rect {
+            x: g.out_x + 1.0,
+            y: g.out_y - g.out_pitch / 2.0 + 0.5,
+            w: QUEUE_W - 2.0,
+            h: g.out_pitch - 1.0,
+        };
+        let in_area = Rect {
+            x: x2 + 1.0,
+            y: g.in_y - g.in_pitch / 2.0 + 0.5,
+            w: QUEUE_W - 2.0,
+            h: g.in_pitch - 1.0,
+        };
+        if v.sender_blocked {
+            self.lane_blocked.push(out_area);
+        } else {
+            self.lane_bg.push(out_area);
+        }
+        if v.blocked_at_receiver {
+            self.lane_blocked.push(in_area);
+        } else if v.persisting {
+            self.lane_persisting.push(in_area);
+        } else {
+            self.lane_bg.push(in_area);
+        }
+        self.hits.push((out_area, index));
+        self.hits.push((in_area, index));
+        // Sender side: building buffer at the body, then the queue tail .. head outwards.
+        let mut sender: Vec<&ItemView> = Vec::new();
+        if let Some(b) = &v.building {
+            sender.push(b);
+        }
+        sender.extend(v.sender.iter().rev());
+        let (s_items, s_hidden) = visible(&sender, MAX_CELLS);
+        let receiver: Vec<&ItemView> = v.receiver.iter().collect();
+        let (r_items, r_hidden) = visible(&receiver, MAX_CELLS);
+        let wire: Vec<&ItemView> = v.wire.iter().collect();
+        let (w_items, w_hidden) = visible(&wire, 3);
+        let building = v.building.is_some();
+        self.queue(
+            &s_items,
+            s_hidden,
+            g.out_x + 3.0,
             1.0,
-            (g.out_y + g.in_y) / 2.0,
-            out_h.min(in_h).max(5.0),
-            false,
-        )
-    };
+            g.out_y,
+            out_h,
+            building,
+        );
+        self.queue(&r_items, r_hidden, g.in_x - 3.0, -1.0, g.in_y, in_h, false);
+        if !w_items.is_empty() || w_hidden > 0 {
+            let h = out_h.min(in_h).max(5.0);
+            let cy = (g.out_y + g.in_y) / 2.0;
+            self.queue(&w_items, w_hidden, mid - 10.0, 1.0, cy, h, false);
+        }
+    }
+
+    /// Lays out items from `start`, left to right (`dir = 1`) or right to left
+    /// (`dir = -1`), centred on `cy`.
+    #[allow(clippy::too_many_arguments)]
+    fn queue(
+        &mut self,
+        items: &[&ItemView],
+        hidden: usize,
+        start: f64,
+        dir: f64,
+        cy: f64,
+        h: f64,
+        first_building: bool,
+    ) {
+        let mut x = start;
+        for (i, item) in items.iter().enumerate() {
+            let diamond_r = (h / 2.0 + 2.0).max(4.0);
+            let w = match item {
+                ItemView::Data { .. } => CELL_W,
+                ItemView::Barrier {
+                    unaligned: true, ..
+                } => diamond_r * 1.4 + 1.0,
+                ItemView::Barrier { .. } | ItemView::EndOfPartition => 4.0,
+                ItemView::Cancel { .. } => 7.0,
+            };
+            let left = if dir > 0.0 { x } else { x - w };
+            match item {
+                ItemView::Data {
+                    bytes,
+                    capacity,
+                    captured,
+                    recovered,
+                    ..
+                } => {
+                    let fill = (*bytes as f64 / (*capacity).max(1) as f64).clamp(0.0, 1.0);
+                    let fh = (h * fill).max(if *bytes > 0 { 1.0 } else { 0.0 });
+                    let (b, fl) = if *recovered {
+                        (3, 2)
+                    } else if *captured {
+                        (2, 1)
+                    } else if first_building && i == 0 {
+                        (1, 0)
+                    } else {
+                        (0, 0)
+                    };
+                    self.boxes[b].push(Rect {
+                        x: left,
+                        y: cy - h / 2.0,
+                        w: CELL_W,
+                        h,
+                    });
+                    if fh > 0.0 {
+                        self.fills[fl].push(Rect {
+                            x: left,
+                            y: cy + h / 2.0 - fh,
+                            w: CELL_W,
+                            h: fh,
+                        });
+                    }
+                }
+                ItemView::Barrier {
+                    unaligned: true, ..
+                } => self.unaligned.push((left + diamond_r * 0.7, cy, diamond_r)),
+                ItemView::Barrier { .. } => self.aligned.push(Rect {
+                    x: left,
+                    y: cy - h / 2.0 - 2.0,
+                    w: 3.0,
+                    h: h + 4.0,
+                }),
+                ItemView::Cancel { .. } => self.cancels.push((left, cy + 3.0)),
+                ItemView::EndOfPartition => self.eops.push(Rect {
+                    x: left,
+                    y: cy - h / 2.0,
+                    w: 3.0,
+                    h,
+                }),
+            }
+            x += dir * (w + CELL_GAP);
+        }
+        if hidden > 0 {
+            self.more
+                .push((x, cy + 3.0, format!("+{hidden}"), dir > 0.0));
+        }
+    }
+}
+
+/// The hover text of a channel's queue areas.
+fn channel_title(v: &ChannelView) -> String {
     let no_credit = v.credit == 0 && !v.sender.is_empty();
-    let wire_class = classes!(
-        "wire",
-        no_credit.then_some("wire-no-credit"),
-        v.closed.then_some("wire-closed")
-    );
-    let title = format!(
+    let mut title = format!(
         "channel {}: credit {}, {} queued at the sender, {} on the wire, {} at the receiver (exclusive {}, floating {}){}{}{}",
         v.id,
         v.credit,
@@ -300,26 +296,300 @@ fn channel_lane(props: &LaneProps) -> Html {
         if v.blocked_at_receiver { "; blocked at the receiver (aligning)" } else { "" },
         if v.persisting { "; in-flight data being persisted" } else { "" },
     );
-    html! {
-        <g class="lane">
-            <title>{ title }</title>
-            <path class={wire_class} d={path} />
-            // output lane background
-            <rect class={classes!("lane-bg", v.sender_blocked.then_some("lane-blocked"))}
-                x={f(g.out_x + 1.0)} y={f(g.out_y - g.out_pitch / 2.0 + 0.5)}
-                width={f(crate::ui::layout::QUEUE_W - 2.0)} height={f(g.out_pitch - 1.0)} />
-            // input lane background
-            <rect class={classes!("lane-bg",
-                    v.persisting.then_some("lane-persisting"),
-                    v.blocked_at_receiver.then_some("lane-blocked"))}
-                x={f(x2 + 1.0)} y={f(g.in_y - g.in_pitch / 2.0 + 0.5)}
-                width={f(crate::ui::layout::QUEUE_W - 2.0)} height={f(g.in_pitch - 1.0)} />
-            { cells.html() }
-            { sender_markers }
-            { receiver_markers }
-            { wire_markers }
-        </g>
+    let barriers: Vec<String> = v
+        .building
+        .iter()
+        .chain(&v.sender)
+        .chain(&v.wire)
+        .chain(&v.receiver)
+        .filter_map(|item| match item {
+            ItemView::Barrier {
+                id,
+                unaligned,
+                kind,
+            } => Some(format!(
+                "checkpoint barrier {id} ({}, {kind:?})",
+                if *unaligned { "unaligned" } else { "aligned" }
+            )),
+            ItemView::Cancel { id } => Some(format!("CancelCheckpointMarker {id}")),
+            ItemView::EndOfPartition => Some("EndOfPartition".to_string()),
+            ItemView::Data { .. } => None,
+        })
+        .collect();
+    for b in barriers {
+        title.push('\n');
+        title.push_str(&b);
     }
+    title
+}
+
+/// The colours and fonts of the lanes, read from the stylesheet's custom properties
+/// (so the canvas follows the light and dark themes like the SVG did).
+#[derive(Clone)]
+struct Palette {
+    surface: String,
+    border: String,
+    border_strong: String,
+    record: String,
+    barrier: String,
+    blocked: String,
+    persisted: String,
+    unaligned: String,
+    recovered: String,
+    high_bg: String,
+    high_line: String,
+    text: String,
+    muted: String,
+    sans: String,
+    mono: String,
+}
+
+impl Palette {
+    fn read(el: &web_sys::Element) -> Palette {
+        let style = web_sys::window().and_then(|w| w.get_computed_style(el).ok().flatten());
+        let var = |name: &str, fallback: &str| {
+            style
+                .as_ref()
+                .and_then(|s| s.get_property_value(name).ok())
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty())
+                .unwrap_or_else(|| fallback.to_string())
+        };
+        Palette {
+            surface: var("--surface", "#ffffff"),
+            border: var("--border", "#dbe1ea"),
+            border_strong: var("--border-strong", "#c3ccd9"),
+            record: var("--record", "#7d9ad6"),
+            barrier: var("--barrier", "#e8833a"),
+            blocked: var("--blocked", "#d24c5a"),
+            persisted: var("--persisted", "#3f9e78"),
+            unaligned: var("--unaligned", "#8e44ad"),
+            recovered: var("--recovered", "#1aa3b8"),
+            high_bg: var("--high-bg", "#fde6e8"),
+            high_line: var("--high-line", "#d24c5a"),
+            text: var("--text", "#1b2433"),
+            muted: var("--muted", "#5d687a"),
+            sans: var("--sans", "sans-serif"),
+            mono: var("--mono", "monospace"),
+        }
+    }
+}
+
+fn rects(ctx: &CanvasRenderingContext2d, list: &[Rect]) {
+    ctx.begin_path();
+    for r in list {
+        ctx.rect(r.x, r.y, r.w, r.h);
+    }
+}
+
+fn dash(ctx: &CanvasRenderingContext2d, pattern: &[f64]) {
+    let array = js_sys::Array::new();
+    for v in pattern {
+        array.push(&JsValue::from_f64(*v));
+    }
+    let _ = ctx.set_line_dash(&array);
+}
+
+/// Paints `scene` (layout coordinates; the transform is set by the caller).
+fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene, pal: &Palette) {
+    // Wires, grouped by (no credit, closed).
+    for (no_credit, closed) in [(false, false), (false, true), (true, false), (true, true)] {
+        ctx.begin_path();
+        let mut any = false;
+        for w in scene
+            .wires
+            .iter()
+            .filter(|w| w.no_credit == no_credit && w.closed == closed)
+        {
+            let mid = (w.x1 + w.x2) / 2.0;
+            ctx.move_to(w.x1, w.y1);
+            ctx.bezier_curve_to(mid, w.y1, mid, w.y2, w.x2, w.y2);
+            any = true;
+        }
+        if !any {
+            continue;
+        }
+        let alpha = if no_credit { 0.8 } else { 1.0 } * if closed { 0.3 } else { 1.0 };
+        ctx.set_global_alpha(alpha);
+        ctx.set_line_width(1.0);
+        if no_credit {
+            ctx.set_stroke_style_str(&pal.high_line);
+            dash(ctx, &[3.0, 2.0]);
+        } else {
+            ctx.set_stroke_style_str(&pal.border_strong);
+            dash(ctx, &[]);
+        }
+        ctx.stroke();
+    }
+    ctx.set_global_alpha(1.0);
+    dash(ctx, &[]);
+    // Lane backgrounds.
+    for (list, fill, stroke, width) in [
+        (
+            &scene.lane_bg,
+            pal.surface.as_str(),
+            pal.border.as_str(),
+            0.6,
+        ),
+        (
+            &scene.lane_persisting,
+            "#d6efe3",
+            pal.persisted.as_str(),
+            0.6,
+        ),
+        (
+            &scene.lane_blocked,
+            pal.high_bg.as_str(),
+            pal.blocked.as_str(),
+            1.6,
+        ),
+    ] {
+        if list.is_empty() {
+            continue;
+        }
+        rects(ctx, list);
+        ctx.set_fill_style_str(fill);
+        ctx.fill();
+        ctx.set_stroke_style_str(stroke);
+        ctx.set_line_width(width);
+        ctx.stroke();
+    }
+    // Cells: outlines (filled with the surface), then the fills by bytes.
+    let box_styles = [
+        (pal.record.as_str(), 0.8, false),
+        (pal.record.as_str(), 0.8, true),
+        (pal.persisted.as_str(), 1.2, false),
+        (pal.recovered.as_str(), 1.2, false),
+    ];
+    for (list, (stroke, width, dashed)) in scene.boxes.iter().zip(box_styles) {
+        if list.is_empty() {
+            continue;
+        }
+        rects(ctx, list);
+        ctx.set_fill_style_str(&pal.surface);
+        ctx.fill();
+        ctx.set_stroke_style_str(stroke);
+        ctx.set_line_width(width);
+        dash(ctx, if dashed { &[2.0, 1.0] } else { &[] });
+        ctx.stroke();
+    }
+    dash(ctx, &[]);
+    for (list, fill) in scene.fills.iter().zip([
+        pal.record.as_str(),
+        pal.persisted.as_str(),
+        pal.recovered.as_str(),
+    ]) {
+        if list.is_empty() {
+            continue;
+        }
+        rects(ctx, list);
+        ctx.set_fill_style_str(fill);
+        ctx.fill();
+    }
+    // Events.
+    if !scene.aligned.is_empty() {
+        rects(ctx, &scene.aligned);
+        ctx.set_fill_style_str(&pal.barrier);
+        ctx.fill();
+    }
+    if !scene.eops.is_empty() {
+        rects(ctx, &scene.eops);
+        ctx.set_fill_style_str(&pal.text);
+        ctx.fill();
+    }
+    if !scene.unaligned.is_empty() {
+        ctx.begin_path();
+        for &(cx, cy, r) in &scene.unaligned {
+            ctx.move_to(cx, cy - r);
+            ctx.line_to(cx + r * 0.7, cy);
+            ctx.line_to(cx, cy + r);
+            ctx.line_to(cx - r * 0.7, cy);
+            ctx.close_path();
+        }
+        ctx.set_fill_style_str(&pal.unaligned);
+        ctx.fill();
+        ctx.set_stroke_style_str("#fff");
+        ctx.set_line_width(0.6);
+        ctx.stroke();
+    }
+    if !scene.cancels.is_empty() {
+        ctx.set_font(&format!("700 11px {}", pal.sans));
+        ctx.set_text_align("start");
+        ctx.set_fill_style_str(&pal.blocked);
+        for &(x, y) in &scene.cancels {
+            let _ = ctx.fill_text("×", x, y);
+        }
+    }
+    if !scene.more.is_empty() {
+        ctx.set_font(&format!("9px {}", pal.mono));
+        ctx.set_fill_style_str(&pal.muted);
+        for (x, y, text, start) in &scene.more {
+            ctx.set_text_align(if *start { "start" } else { "end" });
+            let _ = ctx.fill_text(text, *x, *y);
+        }
+    }
+}
+
+/// What the lane canvas last drew, for hover titles and redraws on resize.
+#[derive(Default)]
+struct Drawn {
+    data: Option<(Rc<Layout>, Rc<LiveView>)>,
+    hits: Vec<(Rect, usize)>,
+    palette: Option<Palette>,
+    /// The canvas's CSS width, from the ResizeObserver (read once if it has not
+    /// reported yet).
+    css_width: Option<f64>,
+}
+
+/// Draws the lanes of `live` onto `canvas`, sized to its box at the device pixel
+/// ratio, and remembers what it drew in `drawn`.
+fn draw(canvas: &HtmlCanvasElement, drawn: &mut Drawn) {
+    let Some((layout, live)) = drawn.data.clone() else {
+        return;
+    };
+    let css_w = *drawn
+        .css_width
+        .get_or_insert_with(|| canvas.client_width() as f64);
+    if css_w <= 0.0 || layout.width <= 0.0 {
+        return;
+    }
+    let Some(ctx) = canvas
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
+    else {
+        return;
+    };
+    let scale = css_w / layout.width;
+    let dpr = web_sys::window()
+        .map(|w| w.device_pixel_ratio())
+        .unwrap_or(1.0)
+        .max(1.0);
+    let pw = (css_w * dpr).round() as u32;
+    let ph = (layout.height * scale * dpr).round() as u32;
+    if canvas.width() != pw {
+        canvas.set_width(pw);
+    }
+    if canvas.height() != ph {
+        canvas.set_height(ph);
+    }
+    let _ = ctx.set_transform(1.0, 0.0, 0.0, 1.0, 0.0, 0.0);
+    ctx.clear_rect(0.0, 0.0, pw as f64, ph as f64);
+    let _ = ctx.set_transform(scale * dpr, 0.0, 0.0, scale * dpr, 0.0, 0.0);
+    let palette = drawn
+        .palette
+        .get_or_insert_with(|| Palette::read(canvas))
+        .clone();
+    let perf = web_sys::window().and_then(|w| w.performance());
+    let start = perf.as_ref().map(|p| p.now());
+    let scene = Scene::build(&layout, &live);
+    paint(&ctx, &scene, &palette);
+    let _ = canvas.set_attribute("data-channels", &scene.wires.len().to_string());
+    if let (Some(p), Some(start)) = (perf, start) {
+        let _ = canvas.set_attribute("data-draw-ms", &format!("{:.2}", p.now() - start));
+    }
+    drawn.hits = scene.hits;
 }
 
 #[derive(Properties, PartialEq)]
@@ -425,7 +695,8 @@ fn subtask_node(props: &NodeProps) -> Html {
     }
 }
 
-/// The legend of the job view.
+/// The legend of the job view (no props: rendered once).
+#[function_component(Legend)]
 fn legend() -> Html {
     let item = |svg: Html, text: &'static str| {
         html! {
@@ -452,23 +723,15 @@ fn legend() -> Html {
     }
 }
 
-/// The job view panel.
-#[function_component(JobGraphPanel)]
-pub fn job_graph_panel(props: &JobGraphProps) -> Html {
-    let layout = &props.layout;
-    let live = &props.live;
-    let lanes = live.channels.iter().filter_map(|c| {
-        let geom = layout.lanes.get(c.id)?.clone();
-        Some(html! { <ChannelLane key={c.id} {geom} view={c.clone()} /> })
-    });
-    let nodes = live.tasks.iter().filter_map(|t| {
-        let geom = layout.tasks.get(t.id)?.clone();
-        Some(html! {
-            <SubtaskNode key={t.id} {geom} view={t.clone()}
-                selected={props.selected == Some(t.id)} on_select={props.on_select.clone()} />
-        })
-    });
-    let headers = layout.ops.iter().map(|o| {
+#[derive(Properties, PartialEq)]
+struct HeadersProps {
+    layout: Rc<Layout>,
+}
+
+/// The operator headers: change only with the layout.
+#[function_component(OpHeaders)]
+fn op_headers(props: &HeadersProps) -> Html {
+    let headers = props.layout.ops.iter().map(|o| {
         html! {
             <g class="op-header">
                 <text class="op-name" x={f(o.x)} y={f(o.y + 11.0)}>
@@ -481,6 +744,112 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
             </g>
         }
     });
+    html! { <g class="op-headers">{ for headers }</g> }
+}
+
+/// The job view panel.
+#[function_component(JobGraphPanel)]
+pub fn job_graph_panel(props: &JobGraphProps) -> Html {
+    let layout = &props.layout;
+    let live = &props.live;
+    let canvas = use_node_ref();
+    let stage = use_node_ref();
+    let drawn = use_mut_ref(Drawn::default);
+    {
+        // After every render (a new live view): redraw the lanes imperatively.
+        let canvas = canvas.clone();
+        let drawn = drawn.clone();
+        let data = (layout.clone(), live.clone());
+        use_effect(move || {
+            if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
+                let mut d = drawn.borrow_mut();
+                d.data = Some(data);
+                draw(&c, &mut d);
+            }
+        });
+    }
+    {
+        // Track the canvas's CSS width with a ResizeObserver (reading `clientWidth`
+        // in every frame would force a synchronous layout) and redraw on a change.
+        let canvas = canvas.clone();
+        let drawn = drawn.clone();
+        use_effect_with((), move |_| {
+            let target = canvas.cast::<HtmlCanvasElement>();
+            let closure = Closure::wrap(Box::new(move |entries: js_sys::Array| {
+                let Some(entry) = entries
+                    .get(0)
+                    .dyn_into::<web_sys::ResizeObserverEntry>()
+                    .ok()
+                else {
+                    return;
+                };
+                let width = entry.content_rect().width();
+                if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
+                    let mut d = drawn.borrow_mut();
+                    if d.css_width != Some(width) {
+                        d.css_width = Some(width);
+                        d.palette = None;
+                        draw(&c, &mut d);
+                    }
+                }
+            }) as Box<dyn FnMut(js_sys::Array)>);
+            let observer = web_sys::ResizeObserver::new(closure.as_ref().unchecked_ref()).ok();
+            if let (Some(o), Some(t)) = (&observer, &target) {
+                o.observe(t);
+            }
+            move || {
+                if let Some(o) = observer {
+                    o.disconnect();
+                }
+                drop(closure);
+            }
+        });
+    }
+    let onmousemove = {
+        let drawn = drawn.clone();
+        let stage = stage.clone();
+        Callback::from(move |e: MouseEvent| {
+            let Some(el) = stage.cast::<web_sys::Element>() else {
+                return;
+            };
+            let d = drawn.borrow();
+            let Some((layout, live)) = &d.data else {
+                return;
+            };
+            let r = el.get_bounding_client_rect();
+            if r.width() <= 0.0 {
+                return;
+            }
+            let k = layout.width / r.width();
+            let x = (e.client_x() as f64 - r.left()) * k;
+            let y = (e.client_y() as f64 - r.top()) * k;
+            let hit = d
+                .hits
+                .iter()
+                .find(|(area, _)| area.contains(x, y))
+                .and_then(|(_, i)| live.channels.get(*i));
+            match hit {
+                Some(v) => {
+                    let title = channel_title(v);
+                    if el.get_attribute("title").as_deref() != Some(title.as_str()) {
+                        let _ = el.set_attribute("title", &title);
+                    }
+                }
+                None => {
+                    if el.has_attribute("title") {
+                        let _ = el.remove_attribute("title");
+                    }
+                }
+            }
+        })
+    };
+    let nodes = live.tasks.iter().filter_map(|t| {
+        let geom = layout.tasks.get(t.id)?.clone();
+        Some(html! {
+            <SubtaskNode key={t.id} {geom} view={t.clone()}
+                selected={props.selected == Some(t.id)} on_select={props.on_select.clone()} />
+        })
+    });
     let actions = html! {
         <span class="badge" title="Checkpoint pending at the coordinator">
             { live.pending_checkpoint.map(|id| format!("checkpoint {id} pending")).unwrap_or_else(|| "no checkpoint pending".into()) }
@@ -489,7 +858,6 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
     let onclick_bg = {
         let cb = props.on_select.clone();
         Callback::from(move |e: MouseEvent| {
-            use wasm_bindgen::JsCast;
             if let Some(el) = e
                 .target()
                 .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
@@ -505,15 +873,17 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
             description="Subtasks coloured by backpressure; every channel's buffers from the producer's subpartition, over the wire, into the consumer's input channel. Click a subtask to inspect or fail it."
             actions={actions}>
             <div class="canvas" data-testid="job-graph-canvas">
-                <svg class="job-svg" viewBox={format!("0 0 {} {}", f(layout.width), f(layout.height))}
-                    width="100%" style={format!("max-width:{}px", f(layout.width))}
-                    role="img" aria-label="Execution graph" onclick={onclick_bg}>
-                    { for headers }
-                    <g class="lanes">{ for lanes }</g>
-                    <g class="nodes">{ for nodes }</g>
-                </svg>
+                <div class="job-stage" ref={stage} style={format!("max-width:{}px", f(layout.width))}
+                    {onmousemove}>
+                    <canvas ref={canvas} class="lanes-canvas" data-testid="job-lanes" aria-hidden="true" />
+                    <svg class="job-svg" viewBox={format!("0 0 {} {}", f(layout.width), f(layout.height))}
+                        width="100%" role="img" aria-label="Execution graph" onclick={onclick_bg}>
+                        <OpHeaders layout={layout.clone()} />
+                        <g class="nodes">{ for nodes }</g>
+                    </svg>
+                </div>
             </div>
-            { legend() }
+            <Legend />
         </Panel>
     }
 }
