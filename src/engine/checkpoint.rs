@@ -10,7 +10,7 @@
 
 use super::channel_state::write_time;
 use super::config::BarrierKind;
-use super::log::{bytes, dur, LogKind};
+use super::log::{bytes, LogKind};
 use super::network::{Barrier, Buffer, Event, Item, Persist};
 use super::record::Record;
 use super::runtime::{Engine, Ev};
@@ -632,10 +632,8 @@ impl Engine {
         } else {
             self.abort_subtask_checkpoint(t, id);
         }
-        if let OpState::Sink(txns) = &mut self.tasks[t].state {
-            // An aborted checkpoint's transaction stays pending; the next completed one commits it.
-            let _ = txns;
-        }
+        // A two-phase-commit sink keeps an aborted checkpoint's transaction pending: the
+        // next completed checkpoint commits it (`notify_complete_at_task`).
         if self.tasks[t].status == TaskStatus::Finishing
             && self.tasks[t].final_checkpoint == Some(id)
         {
@@ -658,10 +656,5 @@ impl Engine {
                 .expect("sink")
                 .commit(sub, u64::MAX, &all);
         }
-    }
-
-    /// Formats a duration for log lines.
-    pub(crate) fn fmt_dur(d: Micros) -> String {
-        dur(d)
     }
 }

@@ -12,7 +12,7 @@
 //! `tolerable-failed-checkpoints` in a row fail the job over.
 
 use super::config::BarrierKind;
-use super::log::{bytes, LogKind};
+use super::log::{bytes, dur, LogKind};
 use super::network::Barrier;
 use super::record::Record;
 use super::runtime::{Engine, Ev};
@@ -397,7 +397,7 @@ impl Engine {
             LogKind::Checkpoint,
             format!(
                 "checkpoint {id} completed in {} ({}; {} state, {} in-flight data persisted in {files} channel-state files)",
-                Self::fmt_dur(e2e),
+                dur(e2e),
                 if unaligned { "unaligned" } else { "aligned" },
                 bytes(state),
                 bytes(persisted)

@@ -17,7 +17,7 @@
 //! then its in-flight data is dropped and counted as lost.
 
 use super::coordinator::ChannelKey;
-use super::log::LogKind;
+use super::log::{dur, LogKind};
 use super::network::{Buffer, Item};
 use super::record::Record;
 use super::report::FailureReport;
@@ -71,7 +71,7 @@ impl Engine {
             LogKind::Failure,
             format!(
                 "{who}: {reason}; restarting the job in {}",
-                Self::fmt_dur(self.config.restart_delay)
+                dur(self.config.restart_delay)
             ),
         );
         self.failures.push(FailureReport {
@@ -97,12 +97,6 @@ impl Engine {
         if topology_changed {
             self.topology_version += 1;
         }
-        let finished_before: Vec<bool> = self
-            .tasks
-            .iter()
-            .map(|t| t.status == TaskStatus::Finished)
-            .collect();
-        let _ = finished_before;
         self.deploy();
         self.status = JobStatus::Running;
         let latest = self.coordinator.latest.clone();
@@ -338,7 +332,7 @@ impl Engine {
                 LogKind::Recovery,
                 format!(
                     "recovery complete after {}: every task is RUNNING",
-                    Self::fmt_dur(took)
+                    dur(took)
                 ),
             );
         }
@@ -363,7 +357,7 @@ impl Engine {
         self.log.push(
             self.now,
             LogKind::Failure,
-            format!("{name}: {lost} records expired from the source's retention ({}) before they were read — lost", Self::fmt_dur(kind.unwrap_or(0))),
+            format!("{name}: {lost} records expired from the source's retention ({}) before they were read — lost", dur(kind.unwrap_or(0))),
         );
     }
 }

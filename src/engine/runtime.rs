@@ -583,29 +583,17 @@ impl Engine {
     // ------------------------------------------------------------------ activity
 
     pub(crate) fn set_activity(&mut self, t: usize, a: Activity) {
-        let now = self.now;
         let task = &mut self.tasks[t];
-        if task.activity == a {
-            return;
+        if task.activity != a {
+            task.book_activity(self.now);
+            task.activity = a;
         }
-        let elapsed = now.saturating_sub(task.activity_since);
-        match task.activity {
-            Activity::Busy => task.metrics.busy += elapsed,
-            Activity::SoftBackpressured => task.metrics.soft_backpressured += elapsed,
-            Activity::HardBackpressured => task.metrics.hard_backpressured += elapsed,
-            Activity::Idle => task.metrics.idle += elapsed,
-        }
-        task.activity = a;
-        task.activity_since = now;
     }
 
     /// Books the time up to now into every task's current activity.
     fn close_activity(&mut self) {
-        for t in 0..self.tasks.len() {
-            let a = self.tasks[t].activity;
-            self.set_activity(t, Activity::Idle);
-            self.set_activity(t, Activity::Busy);
-            self.set_activity(t, a);
+        for task in self.tasks.iter_mut() {
+            task.book_activity(self.now);
         }
     }
 

@@ -114,16 +114,7 @@ pub fn build_report(engine: &Engine) -> Report {
             for &t in &o.tasks {
                 let task = &engine.tasks[t];
                 let m = &task.metrics;
-                // Include the running activity up to now.
-                let open = engine.now.saturating_sub(task.activity_since);
-                let (mut busy, mut soft, mut hard, mut idle) =
-                    (m.busy, m.soft_backpressured, m.hard_backpressured, m.idle);
-                match task.activity {
-                    super::task::Activity::Busy => busy += open,
-                    super::task::Activity::SoftBackpressured => soft += open,
-                    super::task::Activity::HardBackpressured => hard += open,
-                    super::task::Activity::Idle => idle += open,
-                }
+                let (busy, soft, hard, idle) = task.activity_until(engine.now);
                 let total = (busy + soft + hard + idle).max(1) as f64;
                 r.records_in += m.records_in;
                 r.records_out += m.records_out;

@@ -139,6 +139,30 @@ pub struct Task {
 }
 
 impl Task {
+    /// Busy, soft-backpressured, hard-backpressured and idle time up to `now`, including
+    /// the activity still running.
+    pub fn activity_until(&self, now: Micros) -> (Micros, Micros, Micros, Micros) {
+        let m = &self.metrics;
+        let (mut busy, mut soft, mut hard, mut idle) =
+            (m.busy, m.soft_backpressured, m.hard_backpressured, m.idle);
+        let open = now.saturating_sub(self.activity_since);
+        match self.activity {
+            Activity::Busy => busy += open,
+            Activity::SoftBackpressured => soft += open,
+            Activity::HardBackpressured => hard += open,
+            Activity::Idle => idle += open,
+        }
+        (busy, soft, hard, idle)
+    }
+
+    /// Books the running activity's time up to `now` into the metrics.
+    pub fn book_activity(&mut self, now: Micros) {
+        let (busy, soft, hard, idle) = self.activity_until(now);
+        let m = &mut self.metrics;
+        (m.busy, m.soft_backpressured, m.hard_backpressured, m.idle) = (busy, soft, hard, idle);
+        self.activity_since = now;
+    }
+
     pub fn is_live(&self) -> bool {
         matches!(
             self.status,
