@@ -4,12 +4,33 @@
 // profile (a new temporary user-data-dir, removed by close()). It never downloads a
 // browser: the executable is /usr/bin/chromium (override with CHROMIUM_PATH). The
 // site under test is BASE_URL (scripts/test.sh serves dist/ and sets it).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
 
 export const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
+
+/** Where the tests save their screenshots (created on first use). */
+export const SCREENSHOTS = join(dirname(fileURLToPath(import.meta.url)), 'screenshots');
+
+/**
+ * One browser for the calling test file: launched before its tests, closed after them.
+ * Returns a getter, since the browser exists only once `before` has run.
+ */
+export function sharedBrowser() {
+  let browser;
+  before(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    browser = await launch();
+  }, { timeout: 60_000 });
+  after(async () => {
+    await browser?.close();
+  });
+  return () => browser;
+}
 
 const FLAGS = [
   '--headless',

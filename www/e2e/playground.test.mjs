@@ -5,24 +5,12 @@
 //  3. a corrupted link shows the error banner and still opens the default scenario;
 //  4. the `large` preset (28 subtasks) plays while the frame time is measured.
 // No console errors anywhere; a screenshot of each stage goes to e2e/screenshots/.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { BASE_URL, launch, watchProblems } from './browser.mjs';
+import { join } from 'node:path';
+import { BASE_URL, SCREENSHOTS, sharedBrowser, watchProblems } from './browser.mjs';
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const SCREENSHOTS = join(HERE, 'screenshots');
-mkdirSync(SCREENSHOTS, { recursive: true });
-
-let browser;
-before(async () => {
-  browser = await launch();
-}, { timeout: 60_000 });
-after(async () => {
-  await browser?.close();
-});
+const browser = sharedBrowser();
 
 async function openPreset(page, name) {
   // The preset picker writes the preset's link into the URL; reloading that URL is
@@ -47,7 +35,7 @@ async function setSpeed(page, sliderValue) {
 }
 
 test('unaligned preset: play, unaligned checkpoint, fail a subtask, recovery and verdict', { timeout: 180_000 }, async () => {
-  const page = await browser.context.newPage();
+  const page = await browser().context.newPage();
   const problems = watchProblems(page);
   await openPreset(page, 'unaligned');
   assert.equal(await page.getByTestId('error-banner').count(), 0);
@@ -100,7 +88,7 @@ test('unaligned preset: play, unaligned checkpoint, fail a subtask, recovery and
 });
 
 test('a corrupted link shows the error banner and opens the default scenario', { timeout: 60_000 }, async () => {
-  const page = await browser.context.newPage();
+  const page = await browser().context.newPage();
   const problems = watchProblems(page);
   await page.goto(`${BASE_URL}#z:this-is-not-a-scenario`, { waitUntil: 'load' });
   const banner = page.getByTestId('error-banner');
@@ -113,7 +101,7 @@ test('a corrupted link shows the error banner and opens the default scenario', {
 });
 
 test('large preset: frame time while playing (28 subtasks)', { timeout: 120_000 }, async () => {
-  const page = await browser.context.newPage();
+  const page = await browser().context.newPage();
   const problems = watchProblems(page);
   await openPreset(page, 'large');
   await setSpeed(page, 43); // 10^(−1 + 1.72) ≈ 5× (the run is 30s long)

@@ -1,25 +1,15 @@
 // End to end: the built site, served over HTTP, opened in headless Chromium.
 // Checks that the wasm app starts, renders the header and every panel, logs no
 // errors, and saves a screenshot to www/e2e/screenshots/shell.png.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { BASE_URL, launch, watchProblems } from './browser.mjs';
+import { join } from 'node:path';
+import { BASE_URL, SCREENSHOTS, sharedBrowser, watchProblems } from './browser.mjs';
 
-const SCREENSHOTS = join(dirname(fileURLToPath(import.meta.url)), 'screenshots');
-
-let browser;
-before(async () => {
-  browser = await launch();
-}, { timeout: 60_000 });
-after(async () => {
-  await browser?.close();
-});
+const browser = sharedBrowser();
 
 test('the shell loads with its header and panels, and no errors', { timeout: 60_000 }, async () => {
-  const page = await browser.context.newPage();
+  const page = await browser().context.newPage();
   const problems = watchProblems(page);
 
   await page.goto(BASE_URL, { waitUntil: 'load' });
@@ -42,7 +32,6 @@ test('the shell loads with its header and panels, and no errors', { timeout: 60_
   }
   assert.equal(await page.getByTestId('boot').count(), 0, 'the loading message is gone');
 
-  mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOTS, 'shell.png'), fullPage: true });
 
   assert.deepEqual(problems, [], 'no console errors, page errors or failed requests');
