@@ -143,6 +143,9 @@ pub fn to_spec(doc: &Document) -> Result<JobSpec, ScenarioError> {
         events,
     };
     spec.validate()?;
+    if let Some(guide) = &doc.guide {
+        super::guide::check(guide, doc)?;
+    }
     Ok(spec)
 }
 
@@ -289,6 +292,7 @@ pub fn from_spec(spec: &JobSpec) -> Document {
         operators,
         edges,
         events,
+        guide: None,
     }
 }
 

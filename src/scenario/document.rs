@@ -16,8 +16,10 @@
 //!
 //! Extensions beyond SCENARIO.md (allowed by it): an optional `description` paragraph at
 //! the top level, an optional `parallelism` (default 1), an optional edge `partitioner`
-//! (Flink's rule: `forward` between equal parallelisms, else `rebalance`), and the event
-//! `set_partitioner`.
+//! (Flink's rule: `forward` between equal parallelisms, else `rebalance`), the event
+//! `set_partitioner`, and an optional `guide` (what the scenario teaches, the controls
+//! to touch and the figures it promises; read and checked by [`super::guide`], ignored by
+//! the engine and not carried by links).
 //!
 //! Defaults for omitted operator fields (applied by `convert`, kept out of exported
 //! documents by `convert::from_spec`):
@@ -45,6 +47,7 @@
 //! `trigger_checkpoint` takes `{}` (or `true`). A `null` value counts as omitted.
 
 use super::error::ScenarioError;
+use super::guide::{read_guide, Guide};
 use crate::engine::spec::{Partitioner, SinkDelivery};
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
@@ -77,6 +80,9 @@ pub struct Document {
     pub edges: Vec<EdgeDoc>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<EventDoc>,
+    /// What the scenario teaches and promises (an extension; the engine ignores it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guide: Option<Guide>,
 }
 
 /// A config value as JSON allows it: `"2s"`, `8`, `true`.
@@ -351,7 +357,7 @@ fn partitioner_opt<S: Serializer>(v: &Option<Partitioner>, s: S) -> Result<S::Ok
 // Reading
 // ---------------------------------------------------------------------------------------
 
-type Res<T> = Result<T, ScenarioError>;
+pub(super) type Res<T> = Result<T, ScenarioError>;
 
 fn describe(v: &Value) -> String {
     match v {
@@ -393,13 +399,13 @@ fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 /// A JSON object being read: remembers its path and which fields were consumed.
-struct Obj<'a> {
+pub(super) struct Obj<'a> {
     path: String,
     map: &'a Map<String, Value>,
 }
 
 impl<'a> Obj<'a> {
-    fn new(v: &'a Value, path: &str) -> Res<Obj<'a>> {
+    pub(super) fn new(v: &'a Value, path: &str) -> Res<Obj<'a>> {
         match v {
             Value::Object(map) => Ok(Obj {
                 path: path.to_string(),
@@ -412,7 +418,7 @@ impl<'a> Obj<'a> {
         }
     }
 
-    fn at(&self, field: &str) -> String {
+    pub(super) fn at(&self, field: &str) -> String {
         if self.path.is_empty() {
             field.to_string()
         } else {
@@ -421,12 +427,12 @@ impl<'a> Obj<'a> {
     }
 
     /// A present, non-null field.
-    fn get(&self, field: &str) -> Option<&'a Value> {
+    pub(super) fn get(&self, field: &str) -> Option<&'a Value> {
         self.map.get(field).filter(|v| !v.is_null())
     }
 
     /// Rejects every field not in `known`, suggesting the intended one for near misses.
-    fn only(&self, known: &[&str]) -> Res<()> {
+    pub(super) fn only(&self, known: &[&str]) -> Res<()> {
         for key in self.map.keys() {
             if !known.contains(&key.as_str()) {
                 let hint = match near_miss(key, known) {
@@ -442,12 +448,16 @@ impl<'a> Obj<'a> {
         Ok(())
     }
 
-    fn required<T>(&self, field: &str, read: impl Fn(&Self, &str) -> Res<Option<T>>) -> Res<T> {
+    pub(super) fn required<T>(
+        &self,
+        field: &str,
+        read: impl Fn(&Self, &str) -> Res<Option<T>>,
+    ) -> Res<T> {
         read(self, field)?
             .ok_or_else(|| ScenarioError::new(self.at(field), "is required but missing"))
     }
 
-    fn string(&self, field: &str) -> Res<Option<String>> {
+    pub(super) fn string(&self, field: &str) -> Res<Option<String>> {
         match self.get(field) {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -459,7 +469,7 @@ impl<'a> Obj<'a> {
     }
 
     /// A duration string such as `"5ms"` (only its JSON type is checked here).
-    fn duration(&self, field: &str) -> Res<Option<String>> {
+    pub(super) fn duration(&self, field: &str) -> Res<Option<String>> {
         match self.get(field) {
             Some(Value::Number(n)) => Err(ScenarioError::new(
                 self.at(field),
@@ -469,7 +479,7 @@ impl<'a> Obj<'a> {
         }
     }
 
-    fn uint(&self, field: &str, max: u64) -> Res<Option<u64>> {
+    pub(super) fn uint(&self, field: &str, max: u64) -> Res<Option<u64>> {
         match self.get(field) {
             None => Ok(None),
             Some(Value::Number(n)) => match n.as_u64() {
@@ -486,11 +496,11 @@ impl<'a> Obj<'a> {
         }
     }
 
-    fn u32(&self, field: &str) -> Res<Option<u32>> {
+    pub(super) fn u32(&self, field: &str) -> Res<Option<u32>> {
         Ok(self.uint(field, u32::MAX as u64)?.map(|v| v as u32))
     }
 
-    fn float(&self, field: &str) -> Res<Option<f64>> {
+    pub(super) fn float(&self, field: &str) -> Res<Option<f64>> {
         match self.get(field) {
             None => Ok(None),
             Some(Value::Number(n)) => Ok(n.as_f64()),
@@ -501,7 +511,7 @@ impl<'a> Obj<'a> {
         }
     }
 
-    fn boolean(&self, field: &str) -> Res<Option<bool>> {
+    pub(super) fn boolean(&self, field: &str) -> Res<Option<bool>> {
         match self.get(field) {
             None => Ok(None),
             Some(Value::Bool(b)) => Ok(Some(*b)),
@@ -512,14 +522,14 @@ impl<'a> Obj<'a> {
         }
     }
 
-    fn config_value(&self, field: &str) -> Res<Option<ConfigValue>> {
+    pub(super) fn config_value(&self, field: &str) -> Res<Option<ConfigValue>> {
         match self.get(field) {
             None => Ok(None),
             Some(v) => config_value(v, &self.at(field)).map(Some),
         }
     }
 
-    fn array(&self, field: &str) -> Res<&'a [Value]> {
+    pub(super) fn array(&self, field: &str) -> Res<&'a [Value]> {
         match self.get(field) {
             None => Ok(&[]),
             Some(Value::Array(a)) => Ok(a),
@@ -530,7 +540,7 @@ impl<'a> Obj<'a> {
         }
     }
 
-    fn partitioner(&self, field: &str) -> Res<Option<Partitioner>> {
+    pub(super) fn partitioner(&self, field: &str) -> Res<Option<Partitioner>> {
         match self.string(field)? {
             None => Ok(None),
             Some(s) => match PARTITIONERS.into_iter().find(|p| p.name() == s) {
@@ -572,6 +582,7 @@ const TOP_FIELDS: &[&str] = &[
     "operators",
     "edges",
     "events",
+    "guide",
 ];
 
 const OPERATOR_FIELDS: &[&str] = &[
@@ -693,6 +704,10 @@ impl Document {
             operators,
             edges,
             events,
+            guide: top
+                .get("guide")
+                .map(|g| read_guide(g, "guide"))
+                .transpose()?,
         })
     }
 

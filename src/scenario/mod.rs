@@ -38,6 +38,7 @@
 pub mod convert;
 pub mod document;
 pub mod error;
+pub mod guide;
 pub mod link;
 pub mod presets;
 

@@ -1,0 +1,636 @@
+//! Guides: what a preset teaches, what to watch, which control to touch, and the figures
+//! it promises — machine-checkable against the run's [`Report`].
+//!
+//! A [`Guide`] is an optional `guide` object in a scenario document (an extension of
+//! SCENARIO.md; the engine ignores it, and links made by Share do not carry it — the
+//! playground finds a preset's guide by recognising the preset). It names the section of
+//! the source article it belongs to, lists what to watch, offers [`Try`]s (the same
+//! scenario re-run with a few Flink options changed, e.g. "turn on unaligned
+//! checkpoints") and states [`Expectation`]s: a named [`Metric`] read from the report,
+//! optionally for one operator and for checkpoints triggered in a time window, with a
+//! lower and/or upper bound and the sentence it backs up.
+//!
+//! Contract: [`Expectation::evaluate`] is a pure function of a [`Report`]; it gives the
+//! current value (`None` while there is nothing to measure yet, e.g. no completed
+//! checkpoint in the window) and whether the bounds hold. The tests run every preset and
+//! every try to its end and require every expectation to hold, so a guide never promises
+//! a figure the engine does not produce; the playground shows the same evaluation live.
+//! Medians over checkpoints use the checkpoints *completed* in the window; scoped to an
+//! operator, a checkpoint counts with its slowest subtask of that operator (as Flink's
+//! checkpoint details show the maximum per operator).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::document::{ConfigValue, Obj, Res};
+use super::error::ScenarioError;
+use crate::engine::report::{CheckpointReport, Report};
+use crate::engine::time::parse_duration;
+
+/// The sections of the source article (`shared/MISSION.md`), by number.
+pub const SECTIONS: &[(u32, &str)] = &[
+    (1, "Why unaligned checkpoints"),
+    (2, "How unaligned checkpoints work: two phases"),
+    (3, "Optimizations: the stuck task thread"),
+    (4, "Risks of unaligned checkpoints"),
+    (5, "Aligned vs unaligned, and the timeout switch"),
+];
+
+/// The title of article section `n`.
+pub fn section_title(n: u32) -> Option<&'static str> {
+    SECTIONS.iter().find(|(i, _)| *i == n).map(|(_, t)| *t)
+}
+
+/// What a scenario teaches and promises.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Guide {
+    /// Section of the article (1 to 5); absent for baselines and benchmarks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub section: Option<u32>,
+    /// Where to look, one sentence each.
+    pub watch: Vec<String>,
+    /// Figures the run reaches.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub expect: Vec<Expectation>,
+    /// Controls to touch: the same scenario with a few options changed.
+    #[serde(rename = "try", skip_serializing_if = "Vec::is_empty")]
+    pub tries: Vec<Try>,
+}
+
+/// One control to touch: re-run the scenario with `set` applied to its config.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Try {
+    pub label: String,
+    /// What changes and why, in a sentence.
+    pub why: String,
+    pub set: BTreeMap<String, ConfigValue>,
+    /// Figures the changed run reaches.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub expect: Vec<Expectation>,
+}
+
+/// A figure a run promises: `min <= metric <= max`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Expectation {
+    pub metric: Metric,
+    /// Scope to one operator (checkpoint metrics per operator, operator ratios).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub operator: Option<String>,
+    /// Only checkpoints triggered at or after this virtual time (e.g. `"20s"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after: Option<String>,
+    /// Only checkpoints triggered before this virtual time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max: Option<f64>,
+    /// The claim, in words ("aligned checkpoints take seconds under backpressure").
+    pub says: String,
+}
+
+/// What an expectation measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    CompletedCheckpoints,
+    /// Checkpoints that failed, expired or were aborted.
+    FailedCheckpoints,
+    /// Completed checkpoints that started aligned and timed out to unaligned.
+    SwitchedToUnaligned,
+    /// Completed checkpoints that were unaligned (from the start or switched).
+    UnalignedCheckpoints,
+    MedianEndToEndMs,
+    MedianAlignmentMs,
+    MedianStartDelayMs,
+    MedianSyncMs,
+    MedianAsyncMs,
+    MedianPersistedBytes,
+    MedianChannelStateFiles,
+    Failures,
+    /// Failures the job recovered from by restoring a checkpoint.
+    Recoveries,
+    /// Failures whose restore was refused (topology or serializer change).
+    RefusedRestores,
+    /// Records the sources emitted again after restores (summed over failures).
+    ReplayedRecords,
+    /// How far back a restore rewound: failure time minus the restored checkpoint's
+    /// trigger time, in ms (the largest over failures).
+    RewindMs,
+    /// Records lost for good (source retention), summed over failures.
+    LostRecords,
+    /// Records a sink wrote more than once (summed over sinks).
+    Duplicates,
+    /// 1 when every sink's output is exactly-once, else 0.
+    ExactlyOnce,
+    /// Operator's share of time backpressured (soft + hard).
+    BackpressuredRatio,
+    /// Operator's share of time blocked mid-record waiting for a buffer.
+    HardBackpressuredRatio,
+    BusyRatio,
+    /// 1 when the job finished (bounded sources drained), else 0.
+    Finished,
+}
+
+impl Metric {
+    pub const ALL: [Metric; 23] = [
+        Metric::CompletedCheckpoints,
+        Metric::FailedCheckpoints,
+        Metric::SwitchedToUnaligned,
+        Metric::UnalignedCheckpoints,
+        Metric::MedianEndToEndMs,
+        Metric::MedianAlignmentMs,
+        Metric::MedianStartDelayMs,
+        Metric::MedianSyncMs,
+        Metric::MedianAsyncMs,
+        Metric::MedianPersistedBytes,
+        Metric::MedianChannelStateFiles,
+        Metric::Failures,
+        Metric::Recoveries,
+        Metric::RefusedRestores,
+        Metric::ReplayedRecords,
+        Metric::RewindMs,
+        Metric::LostRecords,
+        Metric::Duplicates,
+        Metric::ExactlyOnce,
+        Metric::BackpressuredRatio,
+        Metric::HardBackpressuredRatio,
+        Metric::BusyRatio,
+        Metric::Finished,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::CompletedCheckpoints => "completed_checkpoints",
+            Metric::FailedCheckpoints => "failed_checkpoints",
+            Metric::SwitchedToUnaligned => "switched_to_unaligned",
+            Metric::UnalignedCheckpoints => "unaligned_checkpoints",
+            Metric::MedianEndToEndMs => "median_end_to_end_ms",
+            Metric::MedianAlignmentMs => "median_alignment_ms",
+            Metric::MedianStartDelayMs => "median_start_delay_ms",
+            Metric::MedianSyncMs => "median_sync_ms",
+            Metric::MedianAsyncMs => "median_async_ms",
+            Metric::MedianPersistedBytes => "median_persisted_bytes",
+            Metric::MedianChannelStateFiles => "median_channel_state_files",
+            Metric::Failures => "failures",
+            Metric::Recoveries => "recoveries",
+            Metric::RefusedRestores => "refused_restores",
+            Metric::ReplayedRecords => "replayed_records",
+            Metric::RewindMs => "rewind_ms",
+            Metric::LostRecords => "lost_records",
+            Metric::Duplicates => "duplicates",
+            Metric::ExactlyOnce => "exactly_once",
+            Metric::BackpressuredRatio => "backpressured_ratio",
+            Metric::HardBackpressuredRatio => "hard_backpressured_ratio",
+            Metric::BusyRatio => "busy_ratio",
+            Metric::Finished => "finished",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Metric> {
+        Metric::ALL.into_iter().find(|m| m.name() == s)
+    }
+
+    /// Whether the metric reads per-operator figures (and so needs or allows `operator`).
+    fn scope(self) -> Scope {
+        match self {
+            Metric::MedianEndToEndMs
+            | Metric::MedianAlignmentMs
+            | Metric::MedianStartDelayMs
+            | Metric::MedianSyncMs
+            | Metric::MedianAsyncMs
+            | Metric::MedianPersistedBytes => Scope::JobOrOperator,
+            Metric::BackpressuredRatio | Metric::HardBackpressuredRatio | Metric::BusyRatio => {
+                Scope::Operator
+            }
+            _ => Scope::Job,
+        }
+    }
+
+    /// Whether `after` / `before` apply (metrics over checkpoints).
+    fn windowed(self) -> bool {
+        matches!(
+            self,
+            Metric::CompletedCheckpoints
+                | Metric::FailedCheckpoints
+                | Metric::SwitchedToUnaligned
+                | Metric::UnalignedCheckpoints
+                | Metric::MedianEndToEndMs
+                | Metric::MedianAlignmentMs
+                | Metric::MedianStartDelayMs
+                | Metric::MedianSyncMs
+                | Metric::MedianAsyncMs
+                | Metric::MedianPersistedBytes
+                | Metric::MedianChannelStateFiles
+        )
+    }
+
+    /// The unit the value is shown in.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Metric::MedianEndToEndMs
+            | Metric::MedianAlignmentMs
+            | Metric::MedianStartDelayMs
+            | Metric::MedianSyncMs
+            | Metric::MedianAsyncMs
+            | Metric::RewindMs => "ms",
+            Metric::MedianPersistedBytes => "bytes",
+            Metric::BackpressuredRatio | Metric::HardBackpressuredRatio | Metric::BusyRatio => {
+                "ratio"
+            }
+            Metric::ExactlyOnce | Metric::Finished => "yes/no",
+            _ => "count",
+        }
+    }
+}
+
+impl Serialize for Metric {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Scope {
+    Job,
+    Operator,
+    JobOrOperator,
+}
+
+/// An expectation read against a report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcome {
+    /// `None` while there is nothing to measure yet.
+    pub value: Option<f64>,
+    /// `Some(true)` when the value is within bounds.
+    pub met: Option<bool>,
+}
+
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    })
+}
+
+impl Expectation {
+    fn window_ms(&self) -> (f64, f64) {
+        let ms = |d: &Option<String>| {
+            d.as_deref()
+                .and_then(|t| parse_duration(t).ok())
+                .map(|us| us as f64 / 1000.0)
+        };
+        (
+            ms(&self.after).unwrap_or(0.0),
+            ms(&self.before).unwrap_or(f64::INFINITY),
+        )
+    }
+
+    /// A checkpoint's figure for this metric: the job's, or the slowest subtask's of the
+    /// operator.
+    fn checkpoint_value(&self, c: &CheckpointReport) -> Option<f64> {
+        let pick =
+            |job: f64, sub: &dyn Fn(&crate::engine::report::SubtaskCheckpointReport) -> f64| {
+                match &self.operator {
+                    None => Some(job),
+                    Some(op) => c
+                        .subtasks
+                        .iter()
+                        .filter(|s| &s.operator == op)
+                        .map(sub)
+                        .reduce(f64::max),
+                }
+            };
+        match self.metric {
+            Metric::MedianEndToEndMs => match &self.operator {
+                None => c.end_to_end_ms,
+                Some(_) => pick(0.0, &|s| s.end_to_end_ms.unwrap_or(0.0)),
+            },
+            Metric::MedianAlignmentMs => pick(c.alignment_ms, &|s| s.alignment_ms),
+            Metric::MedianStartDelayMs => pick(c.start_delay_ms, &|s| s.start_delay_ms),
+            Metric::MedianSyncMs => pick(c.sync_ms, &|s| s.sync_ms),
+            Metric::MedianAsyncMs => pick(c.async_ms, &|s| s.async_ms),
+            Metric::MedianPersistedBytes => pick(c.persisted_inflight_bytes as f64, &|s| {
+                s.persisted_inflight_bytes as f64
+            }),
+            Metric::MedianChannelStateFiles => Some(c.channel_state_files as f64),
+            _ => None,
+        }
+    }
+
+    /// The metric's current value in `report`.
+    pub fn value(&self, report: &Report) -> Option<f64> {
+        let (after, before) = self.window_ms();
+        let in_window = || {
+            report
+                .checkpoints
+                .iter()
+                .filter(move |c| c.trigger_ms >= after && c.trigger_ms < before)
+        };
+        let completed = || in_window().filter(|c| c.status == "completed");
+        let count = |n: usize| Some(n as f64);
+        let operator = || {
+            self.operator
+                .as_ref()
+                .and_then(|id| report.operators.iter().find(|o| &o.id == id))
+        };
+        match self.metric {
+            Metric::CompletedCheckpoints => count(completed().count()),
+            Metric::FailedCheckpoints => count(
+                in_window()
+                    .filter(|c| c.status != "completed" && c.status != "in_progress")
+                    .count(),
+            ),
+            Metric::SwitchedToUnaligned => {
+                count(completed().filter(|c| c.timed_out_to_unaligned).count())
+            }
+            Metric::UnalignedCheckpoints => count(completed().filter(|c| c.unaligned).count()),
+            Metric::MedianEndToEndMs
+            | Metric::MedianAlignmentMs
+            | Metric::MedianStartDelayMs
+            | Metric::MedianSyncMs
+            | Metric::MedianAsyncMs
+            | Metric::MedianPersistedBytes
+            | Metric::MedianChannelStateFiles => median(
+                completed()
+                    .filter_map(|c| self.checkpoint_value(c))
+                    .collect(),
+            ),
+            Metric::Failures => count(report.failures.len()),
+            Metric::Recoveries => count(
+                report
+                    .failures
+                    .iter()
+                    .filter(|f| f.restore_error.is_none() && f.recovery_ms.is_some())
+                    .count(),
+            ),
+            Metric::RefusedRestores => count(
+                report
+                    .failures
+                    .iter()
+                    .filter(|f| f.restore_error.is_some())
+                    .count(),
+            ),
+            Metric::ReplayedRecords => Some(
+                report
+                    .failures
+                    .iter()
+                    .map(|f| f.replayed_records)
+                    .sum::<u64>() as f64,
+            ),
+            Metric::RewindMs => report
+                .failures
+                .iter()
+                .filter_map(|f| {
+                    let id = f.restored_checkpoint?;
+                    let c = report.checkpoints.iter().find(|c| c.id == id)?;
+                    Some(f.at_ms - c.trigger_ms)
+                })
+                .reduce(f64::max),
+            Metric::LostRecords => {
+                Some(report.failures.iter().map(|f| f.lost_records).sum::<u64>() as f64)
+            }
+            Metric::Duplicates => {
+                Some(report.sinks.iter().map(|s| s.duplicates).sum::<u64>() as f64)
+            }
+            Metric::ExactlyOnce => Some(f64::from(u8::from(
+                report.sinks.iter().all(|s| s.exactly_once),
+            ))),
+            Metric::BackpressuredRatio => operator().map(|o| o.backpressured_ratio),
+            Metric::HardBackpressuredRatio => operator().map(|o| o.hard_backpressured_ratio),
+            Metric::BusyRatio => operator().map(|o| o.busy_ratio),
+            Metric::Finished => Some(f64::from(u8::from(report.finished))),
+        }
+    }
+
+    /// Value and verdict in `report`.
+    pub fn evaluate(&self, report: &Report) -> Outcome {
+        let value = self.value(report);
+        let met = value
+            .map(|v| self.min.is_none_or(|min| v >= min) && self.max.is_none_or(|max| v <= max));
+        Outcome { value, met }
+    }
+
+    /// The bounds in words: "≥ 1000 ms", "≤ 50 ms", "between 1 and 3".
+    pub fn bounds_text(&self) -> String {
+        let unit = match self.metric.unit() {
+            "count" | "ratio" | "yes/no" => String::new(),
+            u => format!(" {u}"),
+        };
+        let n = |v: f64| {
+            if v.fract() == 0.0 {
+                format!("{v:.0}")
+            } else {
+                format!("{v}")
+            }
+        };
+        match (self.min, self.max) {
+            (Some(a), Some(b)) if a == b => format!("= {}{unit}", n(a)),
+            (Some(a), Some(b)) => format!("{} to {}{unit}", n(a), n(b)),
+            (Some(a), None) => format!("≥ {}{unit}", n(a)),
+            (None, Some(b)) => format!("≤ {}{unit}", n(b)),
+            (None, None) => String::new(),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Reading
+// ---------------------------------------------------------------------------------------
+
+/// Reads the `guide` object of a document.
+pub(super) fn read_guide(v: &Value, path: &str) -> Res<Guide> {
+    let g = Obj::new(v, path)?;
+    g.only(&["section", "watch", "expect", "try"])?;
+    let section = g.u32("section")?;
+    if let Some(s) = section {
+        if section_title(s).is_none() {
+            return Err(ScenarioError::new(
+                g.at("section"),
+                format!(
+                    "{s} is not a section of the article (1 to {})",
+                    SECTIONS.len()
+                ),
+            ));
+        }
+    }
+    let watch = strings(&g, "watch")?;
+    let expect = expectations(&g, "expect")?;
+    let tries = g
+        .array("try")?
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let t = Obj::new(v, &format!("{}[{i}]", g.at("try")))?;
+            t.only(&["label", "why", "set", "expect"])?;
+            let set_value = t
+                .get("set")
+                .ok_or_else(|| ScenarioError::new(t.at("set"), "is required but missing"))?;
+            let s = Obj::new(set_value, &t.at("set"))?;
+            let mut set = BTreeMap::new();
+            for key in s_keys(set_value) {
+                set.insert(
+                    key.clone(),
+                    s.config_value(&key)?.ok_or_else(|| {
+                        ScenarioError::new(s.at(&key), "expected a value, got null")
+                    })?,
+                );
+            }
+            if set.is_empty() {
+                return Err(ScenarioError::new(t.at("set"), "changes nothing"));
+            }
+            Ok(Try {
+                label: t.required("label", Obj::string)?,
+                why: t.required("why", Obj::string)?,
+                set,
+                expect: expectations(&t, "expect")?,
+            })
+        })
+        .collect::<Res<Vec<_>>>()?;
+    Ok(Guide {
+        section,
+        watch,
+        expect,
+        tries,
+    })
+}
+
+fn s_keys(v: &Value) -> Vec<String> {
+    v.as_object()
+        .map(|m| m.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+fn strings(o: &Obj, field: &str) -> Res<Vec<String>> {
+    o.array(field)?
+        .iter()
+        .enumerate()
+        .map(|(i, v)| match v {
+            Value::String(s) => Ok(s.clone()),
+            _ => Err(ScenarioError::new(
+                format!("{}[{i}]", o.at(field)),
+                "expected a string",
+            )),
+        })
+        .collect()
+}
+
+fn expectations(o: &Obj, field: &str) -> Res<Vec<Expectation>> {
+    o.array(field)?
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let e = Obj::new(v, &format!("{}[{i}]", o.at(field)))?;
+            e.only(&[
+                "metric", "operator", "after", "before", "min", "max", "says",
+            ])?;
+            let name = e.required("metric", Obj::string)?;
+            let metric = Metric::parse(&name).ok_or_else(|| {
+                ScenarioError::new(
+                    e.at("metric"),
+                    format!(
+                        "unknown metric '{name}' (use {})",
+                        Metric::ALL.map(|m| m.name()).join(", ")
+                    ),
+                )
+            })?;
+            let operator = e.string("operator")?;
+            match (metric.scope(), &operator) {
+                (Scope::Operator, None) => {
+                    return Err(ScenarioError::new(
+                        e.at("operator"),
+                        format!("{name} is measured per operator: name one"),
+                    ))
+                }
+                (Scope::Job, Some(_)) => {
+                    return Err(ScenarioError::new(
+                        e.at("operator"),
+                        format!("{name} is a figure of the whole job, not of one operator"),
+                    ))
+                }
+                _ => {}
+            }
+            let window = |field: &str| -> Res<Option<String>> {
+                let d = e.duration(field)?;
+                if let Some(text) = &d {
+                    if !metric.windowed() {
+                        return Err(ScenarioError::new(
+                            e.at(field),
+                            format!(
+                                "{name} is not a figure over checkpoints, so it has no time window"
+                            ),
+                        ));
+                    }
+                    parse_duration(text).map_err(|m| ScenarioError::new(e.at(field), m))?;
+                }
+                Ok(d)
+            };
+            let after = window("after")?;
+            let before = window("before")?;
+            let (min, max) = (e.float("min")?, e.float("max")?);
+            if min.is_none() && max.is_none() {
+                return Err(ScenarioError::new(
+                    format!("{}[{i}]", o.at(field)),
+                    "needs a bound: min, max or both",
+                ));
+            }
+            Ok(Expectation {
+                metric,
+                operator,
+                after,
+                before,
+                min,
+                max,
+                says: e.required("says", Obj::string)?,
+            })
+        })
+        .collect()
+}
+
+/// Checks what the reader cannot: operators named by expectations exist, and the keys a
+/// try sets are Flink options the engine knows (with valid values).
+pub fn check(guide: &Guide, doc: &super::Document) -> Result<(), ScenarioError> {
+    let ops = |list: &[Expectation], path: &str| -> Result<(), ScenarioError> {
+        for (i, e) in list.iter().enumerate() {
+            if let Some(op) = &e.operator {
+                if !doc.operators.iter().any(|o| &o.id == op) {
+                    return Err(ScenarioError::new(
+                        format!("{path}[{i}].operator"),
+                        format!("unknown operator '{op}'"),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    };
+    ops(&guide.expect, "guide.expect")?;
+    for (i, t) in guide.tries.iter().enumerate() {
+        ops(&t.expect, &format!("guide.try[{i}].expect"))?;
+        let mut changed = with_settings(doc, &t.set)
+            .map_err(|e| ScenarioError::new(format!("guide.try[{i}].set"), e.to_string()))?;
+        changed.guide = None;
+        super::to_spec(&changed)
+            .map_err(|e| ScenarioError::new(format!("guide.try[{i}].set"), e.to_string()))?;
+    }
+    Ok(())
+}
+
+/// `doc` with a try's `set` applied to its config (as `--set KEY=VALUE` would).
+pub fn with_settings(
+    doc: &super::Document,
+    set: &BTreeMap<String, ConfigValue>,
+) -> Result<super::Document, ScenarioError> {
+    let mut d = doc.clone();
+    for (k, v) in set {
+        d.set_config(k, &v.to_flink_string())?;
+    }
+    Ok(d)
+}
