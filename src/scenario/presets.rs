@@ -53,3 +53,23 @@ pub fn preset(name: &str) -> Option<Document> {
     let json = preset_json(name)?;
     Some(Document::from_json(json).unwrap_or_else(|e| panic!("preset '{name}' is broken: {e}")))
 }
+
+/// Which preset — and which of its guide's tries, if any — a document runs unchanged
+/// (same job, config, seed and events; formatting and defaults may differ, as in a link
+/// made by Share). The playground uses it to show a shared preset's guide.
+pub fn recognize(doc: &Document) -> Option<(String, Option<usize>)> {
+    let spec = super::to_spec(doc).ok()?;
+    let same = |d: &Document| super::to_spec(d).is_ok_and(|s| s == spec);
+    for name in NAMES {
+        let p = preset(name)?;
+        if same(&p) {
+            return Some((name.to_string(), None));
+        }
+        for (i, t) in p.guide.iter().flat_map(|g| g.tries.iter()).enumerate() {
+            if super::guide::with_settings(&p, &t.set).is_ok_and(|d| same(&d)) {
+                return Some((name.to_string(), Some(i)));
+            }
+        }
+    }
+    None
+}

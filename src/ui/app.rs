@@ -31,6 +31,7 @@ use super::components::charts::ChartsPanel;
 use super::components::checkpoints::CheckpointsPanel;
 use super::components::controls::Controls;
 use super::components::event_log::EventLog;
+use super::components::guide::GuidePanel;
 use super::components::header::Header;
 use super::components::help::HelpOverlay;
 use super::components::inspector::Inspector;
@@ -105,18 +106,9 @@ fn location_hash() -> String {
         .unwrap_or_default()
 }
 
-/// The preset a document runs, if it runs one unchanged (same job, config, seed and
-/// events — formatting and defaults may differ, as in a link made by Share).
+/// The preset a document runs, if it runs one (or one of its guide's tries) unchanged.
 fn preset_of(doc: &scenario::Document) -> Option<String> {
-    let spec = scenario::to_spec(doc).ok()?;
-    scenario::preset_names()
-        .iter()
-        .find(|name| {
-            scenario::preset(name)
-                .and_then(|p| scenario::to_spec(&p).ok())
-                .is_some_and(|p| p == spec)
-        })
-        .map(|n| n.to_string())
+    scenario::presets::recognize(doc).map(|(name, _)| name)
 }
 
 fn default_sim() -> Sim {
@@ -210,6 +202,23 @@ impl App {
         });
     }
 
+    /// Runs `sim` instead of the current run: a fresh start, its link in the address bar.
+    fn replace_sim(&mut self, ctx: &Context<Self>, sim: Sim) {
+        if ctx.props().use_location {
+            let fragment = sim.link_fragment();
+            if let Some(h) = web_sys::window().and_then(|w| w.history().ok()) {
+                let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&format!("#{fragment}")));
+            }
+        }
+        self.sim = sim;
+        self.playing = false;
+        self.selected_task = None;
+        self.selected_checkpoint = None;
+        self.action_error = None;
+        self.share_note = None;
+        self.frame_stats = FrameStats::default();
+    }
+
     fn apply(&mut self, action: Action) {
         self.action_error = self.sim.apply(action).err();
     }
@@ -246,27 +255,30 @@ impl App {
             Command::LoadPreset(name) => {
                 if let Some(doc) = scenario::preset(&name) {
                     match Sim::new(doc, Some(name)) {
-                        Ok(sim) => {
-                            if ctx.props().use_location {
-                                let fragment = sim.link_fragment();
-                                if let Some(h) = web_sys::window().and_then(|w| w.history().ok()) {
-                                    let _ = h.replace_state_with_url(
-                                        &JsValue::NULL,
-                                        "",
-                                        Some(&format!("#{fragment}")),
-                                    );
-                                }
-                            }
-                            self.sim = sim;
-                            self.playing = false;
-                            self.selected_task = None;
-                            self.selected_checkpoint = None;
-                            self.action_error = None;
-                            self.share_note = None;
-                            self.frame_stats = FrameStats::default();
-                        }
+                        Ok(sim) => self.replace_sim(ctx, sim),
                         Err(e) => self.banner = Some(e),
                     }
+                }
+            }
+            Command::Try(choice) => {
+                let Some(name) = self.sim.guide.as_ref().and_then(|g| g.preset.clone()) else {
+                    return;
+                };
+                let Some(base) = scenario::preset(&name) else {
+                    return;
+                };
+                let doc = match choice {
+                    None => Ok(base),
+                    Some(i) => match base.guide.as_ref().and_then(|g| g.tries.get(i)) {
+                        Some(t) => {
+                            scenario::guide::with_settings(&base, &t.set).map_err(|e| e.to_string())
+                        }
+                        None => Err(format!("the guide of {name} has no try {i}")),
+                    },
+                };
+                match doc.and_then(|d| Sim::new(d, Some(name))) {
+                    Ok(sim) => self.replace_sim(ctx, sim),
+                    Err(e) => self.banner = Some(e),
                 }
             }
             Command::ToggleHelp => self.help = !self.help,
@@ -469,7 +481,12 @@ impl Component for App {
                         engine_ms={self.engine_stats.summary().map(|s| s.0)}
                         cut_ms={self.cut_stats.summary().map(|s| s.0)}
                         name={AttrValue::from(self.sim.document.name.clone())}
-                        description={self.sim.document.description.clone().map(AttrValue::from)} />
+                        description={self.sim.guide.is_none().then(|| self.sim.document.description.clone()).flatten().map(AttrValue::from)} />
+                    if let Some(guide) = &self.sim.guide {
+                        <GuidePanel view={guide.clone()} report={snaps.report.clone()}
+                            about={self.sim.document.description.clone().map(AttrValue::from)}
+                            done={self.sim.is_done()} on_command={on_command.clone()} />
+                    }
                     <JobGraphPanel layout={snaps.layout.clone()} live={snaps.live.clone()}
                         selected={self.selected_task} on_select={self.on_select.clone()} />
                     <Inspector live={snaps.live.clone()} settings={snaps.settings.clone()}

@@ -23,6 +23,8 @@ pub enum Command {
     SelectTask(Option<usize>),
     SelectCheckpoint(Option<u64>),
     LoadPreset(String),
+    /// Re-run the guide's preset with one of its tries (`None`: the preset itself).
+    Try(Option<usize>),
     ToggleHelp,
     DismissBanner,
 }

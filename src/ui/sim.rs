@@ -19,6 +19,7 @@ use crate::engine::spec::{Action, OperatorKind, TimedAction};
 use crate::engine::time::Micros;
 use crate::engine::view::{ChannelView, TaskView};
 use crate::engine::Engine;
+use crate::scenario::guide::Guide;
 use crate::scenario::{self, Document};
 
 use super::layout::Layout;
@@ -76,6 +77,37 @@ pub struct ChartData {
     /// (virtual time, bytes of data buffers queued or in flight).
     pub inflight: Vec<(Micros, u64)>,
     pub duration: Micros,
+}
+
+/// A guide and where the run stands in it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GuideView {
+    pub guide: Guide,
+    /// The preset the guide belongs to (its tries re-run that preset).
+    pub preset: Option<String>,
+    /// The try the run is, if it is one.
+    pub active_try: Option<usize>,
+}
+
+/// The guide for a run of `document`: its own, else that of the preset (or preset try)
+/// it runs.
+fn guide_view(document: &Document, preset: Option<&str>) -> Option<Rc<GuideView>> {
+    let recognized = scenario::presets::recognize(document);
+    let preset = preset
+        .map(str::to_string)
+        .or_else(|| recognized.as_ref().map(|(p, _)| p.clone()));
+    let active_try = recognized
+        .filter(|(p, _)| Some(p) == preset.as_ref())
+        .and_then(|(_, t)| t);
+    let guide = document
+        .guide
+        .clone()
+        .or_else(|| scenario::preset(preset.as_deref()?)?.guide)?;
+    Some(Rc::new(GuideView {
+        guide,
+        preset,
+        active_try,
+    }))
 }
 
 /// Read-only snapshots for the panels.
@@ -141,6 +173,8 @@ pub struct Sim {
     pub document: Document,
     /// The preset the document came from, if any.
     pub preset: Option<String>,
+    /// The guide shown beside the run: the document's own, else its preset's.
+    pub guide: Option<Rc<GuideView>>,
     keys: Keys,
     pub snapshots: Snapshots,
     last_report_wall: f64,
@@ -164,11 +198,13 @@ impl Sim {
         let engine = Engine::new(spec).map_err(|e| e.to_string())?;
         let engine = Rc::new(RefCell::new(engine));
         let snapshots = cut_all(&engine.borrow());
+        let guide = guide_view(&document, preset.as_deref());
         let mut sim = Sim {
             engine,
             generation: 0,
             document,
             preset,
+            guide,
             keys: Keys::default(),
             snapshots,
             last_report_wall: 0.0,

@@ -17,11 +17,13 @@
 //! | [`charts::ChartsPanel`] | `charts`; `chart-throughput`, `chart-duration`, `chart-persisted`, `chart-inflight` |
 //! | [`event_log::EventLog`] | `event-log`; `log-entry`, `log-filter` |
 //! | [`help::HelpOverlay`] | `help-overlay` |
+//! | [`guide::GuidePanel`] | `guide`; `guide-promises`, `guide-promise` (`data-status`), `guide-try-<i>`, `guide-try-base` |
 
 pub mod charts;
 pub mod checkpoints;
 pub mod controls;
 pub mod event_log;
+pub mod guide;
 pub mod header;
 pub mod help;
 pub mod inspector;

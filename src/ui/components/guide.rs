@@ -1,0 +1,193 @@
+//! The guide panel: what the running preset teaches (its section of the article), what to
+//! watch, the figures it promises with their live status, and the controls to touch.
+//!
+//! Contract: `data-testid="guide"`. Every promised figure is a `guide-promise` item whose
+//! `data-status` is `met`, `waiting` (nothing to measure yet), `not-yet` (measured, bound
+//! not reached, run still going) or `missed` (run over, bound not reached); it shows the
+//! claim, the measured value and the bound. The values come from
+//! `Expectation::evaluate` on the report snapshot — the same evaluation the tests run to
+//! the end of every preset, so the panel never promises what the engine does not do.
+//! Each try is a button `guide-try-<i>` that emits `Command::Try(Some(i))` (re-run the
+//! preset with those options; the address bar gets the new link); while a try runs, its
+//! promises are shown and `guide-try-base` goes back to the preset.
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::engine::report::Report;
+use crate::scenario::guide::{section_title, Expectation, Metric};
+use crate::ui::command::Command;
+use crate::ui::format;
+use crate::ui::sim::GuideView;
+
+use super::panel::Panel;
+
+/// Properties of [`GuidePanel`].
+#[derive(Properties, PartialEq)]
+pub struct GuideProps {
+    pub view: Rc<GuideView>,
+    pub report: Rc<Report>,
+    /// Whether the run reached its end (a bound not reached by then is missed).
+    pub done: bool,
+    /// The scenario's description, shown above the columns.
+    #[prop_or_default]
+    pub about: Option<AttrValue>,
+    pub on_command: Callback<Command>,
+}
+
+fn value_text(metric: Metric, v: f64) -> String {
+    match metric.unit() {
+        "ms" => format::ms(v),
+        "bytes" => format::bytes(v.max(0.0) as u64),
+        "ratio" => format::pct(v),
+        "yes/no" => if v >= 1.0 { "yes" } else { "no" }.into(),
+        _ => format!("{v:.0}"),
+    }
+}
+
+fn bound_text(e: &Expectation) -> String {
+    let f = |v: f64| value_text(e.metric, v);
+    if e.metric.unit() == "yes/no" {
+        return match (e.min, e.max) {
+            (Some(m), _) if m >= 1.0 => "yes".into(),
+            _ => "no".into(),
+        };
+    }
+    match (e.min, e.max) {
+        (Some(a), Some(b)) if a == b => format!("= {}", f(a)),
+        (Some(a), Some(b)) => format!("{} – {}", f(a), f(b)),
+        (Some(a), None) => format!("≥ {}", f(a)),
+        (None, Some(b)) => format!("≤ {}", f(b)),
+        (None, None) => String::new(),
+    }
+}
+
+/// "median end-to-end (ms) at explode, checkpoints after 20s".
+fn figure_name(e: &Expectation) -> String {
+    let mut s = e.metric.name().replace('_', " ");
+    for unit in [" ms", " bytes"] {
+        if let Some(stripped) = s.strip_suffix(unit) {
+            s = stripped.to_string();
+        }
+    }
+    if let Some(op) = &e.operator {
+        s.push_str(&format!(" at {op}"));
+    }
+    match (&e.after, &e.before) {
+        (Some(a), Some(b)) => s.push_str(&format!(", checkpoints {a}–{b}")),
+        (Some(a), None) => s.push_str(&format!(", checkpoints after {a}")),
+        (None, Some(b)) => s.push_str(&format!(", checkpoints before {b}")),
+        (None, None) => {}
+    }
+    s
+}
+
+fn promise(e: &Expectation, report: &Report, done: bool) -> Html {
+    let outcome = e.evaluate(report);
+    let (status, mark) = match (outcome.met, done) {
+        (Some(true), _) => ("met", "✓"),
+        (None, false) => ("waiting", "…"),
+        (Some(false), false) => ("not-yet", "○"),
+        (_, true) => ("missed", "✗"),
+    };
+    let value = outcome
+        .value
+        .map(|v| value_text(e.metric, v))
+        .unwrap_or_else(|| "—".into());
+    html! {
+        <li class={classes!("promise", status)} data-testid="guide-promise" data-status={status}>
+            <span class="promise-mark" aria-hidden="true">{ mark }</span>
+            <span class="promise-says">{ e.says.clone() }</span>
+            <span class="promise-figure">
+                { figure_name(e) }{ ": " }<strong>{ value }</strong>
+                <span class="promise-bound">{ format!(" (promised {})", bound_text(e)) }</span>
+            </span>
+        </li>
+    }
+}
+
+/// The guide of the running preset.
+#[function_component(GuidePanel)]
+pub fn guide_panel(props: &GuideProps) -> Html {
+    let view = &props.view;
+    let g = &view.guide;
+    let title = match g.section.and_then(|n| Some((n, section_title(n)?))) {
+        Some((n, t)) => format!("Guide · article §{n}: {t}"),
+        None => "Guide".to_string(),
+    };
+    let active = view.active_try.and_then(|i| g.tries.get(i).map(|t| (i, t)));
+    let expectations = match active {
+        Some((_, t)) => &t.expect,
+        None => &g.expect,
+    };
+    let heading = match active {
+        Some((_, t)) => format!("What “{}” shows", t.label),
+        None => "What this run shows".to_string(),
+    };
+    let met = expectations
+        .iter()
+        .filter(|e| e.evaluate(&props.report).met == Some(true))
+        .count();
+    let tries = g.tries.iter().enumerate().map(|(i, t)| {
+        let on_command = props.on_command.clone();
+        let onclick = Callback::from(move |_: MouseEvent| on_command.emit(Command::Try(Some(i))));
+        let is_active = view.active_try == Some(i);
+        let settings = t
+            .set
+            .iter()
+            .map(|(k, v)| html! { <code class="try-setting">{ format!("{k} = {}", v.to_flink_string()) }</code> })
+            .collect::<Html>();
+        html! {
+            <li class={classes!("try", is_active.then_some("active"))}>
+                <button type="button" class="try-button" data-testid={format!("guide-try-{i}")}
+                    disabled={is_active} {onclick}
+                    title="Re-run the preset from 0 s with these options">
+                    { if is_active { format!("Running: {}", t.label) } else { format!("Try: {}", t.label) } }
+                </button>
+                <p class="try-why">{ t.why.clone() }</p>
+                <div class="try-settings">{ settings }</div>
+            </li>
+        }
+    });
+    let back = active.map(|_| {
+        let on_command = props.on_command.clone();
+        let onclick = Callback::from(move |_: MouseEvent| on_command.emit(Command::Try(None)));
+        html! {
+            <button type="button" class="try-button back" data-testid="guide-try-base" {onclick}>
+                { "Back to the preset" }
+            </button>
+        }
+    });
+    html! {
+        <Panel id="guide" title={title} testid="guide" class="area-guide">
+            if let Some(about) = &props.about {
+                <p class="guide-about" data-testid="scenario-description">{ about.clone() }</p>
+            }
+            <div class="guide-cols">
+                <div class="guide-col">
+                    <h3 class="guide-h">{ "What to watch" }</h3>
+                    <ol class="guide-watch">
+                        { for g.watch.iter().map(|w| html! { <li>{ w.clone() }</li> }) }
+                    </ol>
+                </div>
+                <div class="guide-col" data-testid="guide-promises">
+                    <h3 class="guide-h">
+                        { heading }
+                        <span class="guide-count">{ format!(" {met}/{} reached", expectations.len()) }</span>
+                    </h3>
+                    <ul class="guide-promise-list">
+                        { for expectations.iter().map(|e| promise(e, &props.report, props.done)) }
+                    </ul>
+                </div>
+                if !g.tries.is_empty() {
+                    <div class="guide-col">
+                        <h3 class="guide-h">{ "Touch a control" }</h3>
+                        <ul class="guide-tries">{ for tries }</ul>
+                        { for back }
+                    </div>
+                }
+            </div>
+        </Panel>
+    }
+}

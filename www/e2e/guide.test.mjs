@@ -1,0 +1,95 @@
+// End to end: the guided presets in headless Chromium.
+//  1. every preset, picked from the preset menu, plays to its end and every figure its
+//     guide promises turns "met" in the guide panel (the same bounds the native tests
+//     check, here through the page); a screenshot of each: preset-<name>.png;
+//  2. a guide's "try" button re-runs the preset with the changed options, puts the new
+//     link in the address bar, shows the try's own promises, which are met at the end;
+//     "Back to the preset" returns.
+// No console errors anywhere.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { BASE_URL, SCREENSHOTS, sharedBrowser, watchProblems } from './browser.mjs';
+
+const browser = sharedBrowser();
+
+async function setSpeed(page, sliderValue) {
+  await page.getByTestId('speed').evaluate((el, v) => {
+    el.value = String(v);
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  }, sliderValue);
+}
+
+/** Plays the loaded run to its end at the highest speed. */
+async function playToEnd(page) {
+  await setSpeed(page, 100);
+  await page.getByTestId('play').click();
+  await page.waitForSelector('[data-testid="app"][data-playing="false"]', { timeout: 120_000 });
+}
+
+async function promiseStatuses(page) {
+  return page.$$eval('[data-testid="guide-promise"]', (items) =>
+    items.map((li) => ({ status: li.dataset.status, text: li.textContent.trim() })));
+}
+
+test('every preset reaches the figures its guide promises', { timeout: 900_000 }, async () => {
+  const page = await browser().context.newPage();
+  const problems = watchProblems(page);
+  await page.goto(BASE_URL, { waitUntil: 'load' });
+  await page.getByTestId('app').waitFor({ timeout: 20_000 });
+  const names = await page.$$eval('[data-testid="preset-select"] option', (os) =>
+    os.map((o) => o.value).filter((v) => v));
+  assert.ok(names.length >= 13, `presets in the menu: ${names}`);
+  for (const name of names) {
+    await page.getByTestId('preset-select').selectOption(name);
+    await page.getByTestId('guide').waitFor();
+    const before = await promiseStatuses(page);
+    assert.ok(before.length > 0, `${name}: the guide promises figures`);
+    assert.ok(before.every((p) => p.status !== 'missed'), `${name}: nothing missed before the run`);
+    const started = Date.now();
+    await playToEnd(page);
+    const after = await promiseStatuses(page);
+    const unmet = after.filter((p) => p.status !== 'met');
+    console.log(`${name}: ${after.length - unmet.length}/${after.length} promises met in ${Date.now() - started} ms`);
+    assert.deepEqual(unmet, [], `${name}: every promise is met at the end`);
+    await page.getByTestId('guide').scrollIntoViewIfNeeded();
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: join(SCREENSHOTS, `preset-${name}.png`) });
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a try re-runs the preset with its options and shows its own promises', { timeout: 300_000 }, async () => {
+  const page = await browser().context.newPage();
+  const problems = watchProblems(page);
+  await page.goto(BASE_URL, { waitUntil: 'load' });
+  await page.getByTestId('app').waitFor({ timeout: 20_000 });
+  await page.getByTestId('preset-select').selectOption('why-uc');
+  await page.waitForFunction(() => location.hash.startsWith('#z:'));
+  const presetLink = page.url();
+  const label = await page.getByTestId('guide-try-0').textContent();
+  assert.match(label, /unaligned/i);
+  await page.getByTestId('guide-try-0').click();
+  await page.waitForFunction((old) => location.href !== old, presetLink);
+  assert.match(await page.getByTestId('guide-try-0').textContent(), /^Running: /);
+  assert.ok(await page.getByTestId('guide-try-0').isDisabled());
+  await playToEnd(page);
+  const after = await promiseStatuses(page);
+  assert.ok(after.length >= 3);
+  assert.deepEqual(after.filter((p) => p.status !== 'met'), [], 'the try keeps its promises');
+  await page.screenshot({ path: join(SCREENSHOTS, 'guide-try-why-uc.png') });
+
+  // The try's link opens the same try, with its guide.
+  const tryLink = page.url();
+  await page.goto('about:blank');
+  await page.goto(tryLink, { waitUntil: 'load' });
+  await page.getByTestId('guide').waitFor({ timeout: 20_000 });
+  assert.match(await page.getByTestId('guide-try-0').textContent(), /^Running: /);
+
+  await page.getByTestId('guide-try-base').click();
+  await page.waitForFunction(() => !document.querySelector('[data-testid="guide-try-base"]'));
+  assert.equal(page.url(), presetLink, 'back to the preset link');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
