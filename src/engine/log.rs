@@ -83,3 +83,40 @@ pub fn bytes(b: u64) -> String {
 pub fn dur(d: Micros) -> String {
     format_duration(d)
 }
+
+impl LogKind {
+    /// The kinds that tell a checkpoint's steps: trigger, barriers, snapshots (end of the
+    /// synchronous phase), acknowledgements (end of the asynchronous phase), completion.
+    pub const CHECKPOINT_STEPS: &'static [LogKind] =
+        &[LogKind::Checkpoint, LogKind::Barrier, LogKind::Snapshot];
+}
+
+impl super::runtime::Engine {
+    /// Runs event by event until the log gets entries of one of `kinds`, for at most
+    /// `limit` of virtual time; returns the matching entries of that one event (empty
+    /// when the limit or the end of the run came first). "Next checkpoint step" in the
+    /// playground: the run stops right after the step, so the job view shows its effect.
+    pub fn run_to_next_log(&mut self, kinds: &[LogKind], limit: Micros) -> Vec<LogEntry> {
+        let deadline = self.now.saturating_add(limit);
+        let mut seen = self.log.total;
+        while self.now <= deadline && self.step() {
+            let new = (self.log.total - seen) as usize;
+            if new > 0 {
+                let skip = self.log.entries.len().saturating_sub(new);
+                let hits: Vec<LogEntry> = self
+                    .log
+                    .entries
+                    .iter()
+                    .skip(skip)
+                    .filter(|e| kinds.contains(&e.kind))
+                    .cloned()
+                    .collect();
+                if !hits.is_empty() {
+                    return hits;
+                }
+                seen = self.log.total;
+            }
+        }
+        Vec::new()
+    }
+}

@@ -14,9 +14,11 @@
 //!   recorded in `spec.events`; Share writes `from_spec(spec)` into `location.hash`
 //!   and copies the URL, warning when it is long.
 //! - Keyboard: Space play/pause, → step, ? help, Esc closes help, r reset,
-//!   c trigger a checkpoint, f fail the selected subtask, + / − speed.
+//!   n next checkpoint step, c trigger a checkpoint, f fail the selected subtask, + / − speed.
 //! - The `run_to` property runs the engine to a virtual time right after loading,
 //!   without animation frames (browser tests).
+
+use std::rc::Rc;
 
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
@@ -84,6 +86,8 @@ pub struct App {
     raf: Option<Closure<dyn FnMut(f64)>>,
     keydown: Option<Closure<dyn FnMut(web_sys::KeyboardEvent)>>,
     frame_stats: FrameStats,
+    /// What the last "Checkpoint step" showed (cleared by other time controls).
+    step_note: Option<Rc<Vec<String>>>,
     /// Of the frame work: engine slices and snapshot cutting (the rest is rendering).
     engine_stats: FrameStats,
     cut_stats: FrameStats,
@@ -217,6 +221,7 @@ impl App {
         self.action_error = None;
         self.share_note = None;
         self.frame_stats = FrameStats::default();
+        self.step_note = None;
     }
 
     fn apply(&mut self, action: Action) {
@@ -226,6 +231,7 @@ impl App {
     fn run_command(&mut self, ctx: &Context<Self>, cmd: Command) {
         match cmd {
             Command::Play => {
+                self.step_note = None;
                 if !self.sim.is_done() {
                     self.playing = true;
                     self.last_ts = None;
@@ -240,9 +246,14 @@ impl App {
                 self.playing = false;
                 self.sim.step();
             }
+            Command::CheckpointStep => {
+                self.playing = false;
+                self.step_note = Some(Rc::new(self.sim.checkpoint_step()));
+            }
             Command::Reset => {
                 self.playing = false;
                 self.sim.reset();
+                self.step_note = None;
                 self.selected_checkpoint = None;
                 self.action_error = None;
                 self.frame_stats = FrameStats::default();
@@ -314,6 +325,7 @@ impl App {
                 Command::Play
             }),
             "ArrowRight" => Some(Command::Step),
+            "n" => Some(Command::CheckpointStep),
             "?" => Some(Command::ToggleHelp),
             "r" => Some(Command::Reset),
             "c" => Some(Command::Apply(Action::TriggerCheckpoint)),
@@ -373,6 +385,7 @@ impl Component for App {
             raf: None,
             keydown: None,
             frame_stats: FrameStats::default(),
+            step_note: None,
             engine_stats: FrameStats::default(),
             cut_stats: FrameStats::default(),
             frame_start: None,
@@ -481,6 +494,7 @@ impl Component for App {
                         engine_ms={self.engine_stats.summary().map(|s| s.0)}
                         cut_ms={self.cut_stats.summary().map(|s| s.0)}
                         name={AttrValue::from(self.sim.document.name.clone())}
+                        step_note={self.step_note.clone()}
                         description={self.sim.guide.is_none().then(|| self.sim.document.description.clone()).flatten().map(AttrValue::from)} />
                     if let Some(guide) = &self.sim.guide {
                         <GuidePanel view={guide.clone()} report={snaps.report.clone()}

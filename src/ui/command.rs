@@ -12,6 +12,8 @@ pub enum Command {
     Pause,
     /// Run the next engine event.
     Step,
+    /// Run to the next checkpoint step (trigger, barrier, snapshot, ack, completion).
+    CheckpointStep,
     /// Start the loaded scenario over at virtual time zero.
     Reset,
     /// Put the scenario (with recorded actions) in the URL and copy the link.

@@ -12,7 +12,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use crate::engine::config::EngineConfig;
-use crate::engine::log::LogEntry;
+use crate::engine::log::{LogEntry, LogKind};
 use crate::engine::report::Report;
 use crate::engine::runtime::{JobStatus, Sample};
 use crate::engine::spec::{Action, OperatorKind, TimedAction};
@@ -38,6 +38,9 @@ const REPORT_EVERY_MS: f64 = 400.0;
 /// engine still advances every frame, but the browser re-lays out the SVG at most
 /// 30 times a second, which keeps frames short on large jobs.
 const LIVE_EVERY_MS: f64 = 33.0;
+
+/// How far "Checkpoint step" runs at most looking for the next step (virtual time).
+pub const CHECKPOINT_STEP_LIMIT: Micros = 30_000_000;
 
 /// The live part of the job view: changes every frame while running.
 #[derive(Clone, Debug, PartialEq)]
@@ -274,6 +277,19 @@ impl Sim {
     pub fn step(&mut self) {
         self.engine.borrow_mut().step();
         self.changed(true);
+    }
+
+    /// Runs to the next checkpoint step (at most [`CHECKPOINT_STEP_LIMIT`] ahead) and
+    /// returns what the log says about it, `"12.345s  text"` per entry.
+    pub fn checkpoint_step(&mut self) -> Vec<String> {
+        let hits = self
+            .engine
+            .borrow_mut()
+            .run_to_next_log(LogKind::CHECKPOINT_STEPS, CHECKPOINT_STEP_LIMIT);
+        self.changed(true);
+        hits.iter()
+            .map(|e| format!("{:.3}s  {}", e.at as f64 / 1e6, e.text))
+            .collect()
     }
 
     /// Runs until virtual time `t` without a budget (tests, links opened at a time).

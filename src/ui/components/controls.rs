@@ -6,6 +6,8 @@
 //! (logarithmic, 0.1× to 1000× real time); the clock is `clock`; the frame-time
 //! readout `frame-stats` carries `data-avg-ms` and `data-p95-ms`.
 
+use std::rc::Rc;
+
 use yew::prelude::*;
 
 use crate::engine::runtime::JobStatus;
@@ -46,6 +48,9 @@ pub struct ControlsProps {
     pub cut_ms: Option<f64>,
     pub name: AttrValue,
     pub description: Option<AttrValue>,
+    /// What the last "Checkpoint step" showed, one line per log entry.
+    #[prop_or_default]
+    pub step_note: Option<Rc<Vec<String>>>,
 }
 
 fn icon(d: &'static str) -> Html {
@@ -113,6 +118,7 @@ pub fn controls(props: &ControlsProps) -> Html {
                     { button(Command::Play, "play", "Play", "M4 2.5v11l9-5.5z", !props.playing && !props.done, "Play (space)") }
                     { button(Command::Pause, "pause", "Pause", "M4 2.5h3v11H4zM9 2.5h3v11H9z", props.playing, "Pause (space)") }
                     { button(Command::Step, "step", "Step", "M3 2.5v11l7.5-5.5zM11 2.5h2.5v11H11z", !props.playing && !props.done, "Run the next engine event (→)") }
+                    { button(Command::CheckpointStep, "step-checkpoint", "Checkpoint step", "M2 2.5v11l6-5.5zM8 2.5v11l6-5.5z", !props.playing && !props.done, "Run to the next step of a checkpoint: trigger, barrier, snapshot (end of the sync phase), acknowledgement (end of the async phase), completion (n)") }
                     { button(Command::Reset, "reset", "Reset", "M8 2.5a5.5 5.5 0 1 1-5.2 3.7l1.9.6A3.5 3.5 0 1 0 8 4.5v2L4.5 3.5 8 .5z", true, "Start the scenario over (r)") }
                 </div>
                 <label class="speed" title="Speed: virtual time per wall-clock second (logarithmic)">
@@ -148,6 +154,15 @@ pub fn controls(props: &ControlsProps) -> Html {
                     }
                 </div>
             </div>
+            if let Some(lines) = &props.step_note {
+                <div class="step-note" data-testid="checkpoint-step-note" aria-live="polite">
+                    <strong>{ "Checkpoint step: " }</strong>
+                    if lines.is_empty() {
+                        <span>{ "no checkpoint step within 30 s of virtual time" }</span>
+                    }
+                    { for lines.iter().map(|l| html! { <span class="step-line">{ l.clone() }</span> }) }
+                </div>
+            }
             <div class="scenario-strip">
                 <span class="scenario-name" data-testid="scenario-name">{ props.name.clone() }</span>
                 if let Some(d) = &props.description {

@@ -159,8 +159,29 @@ pub fn guide_panel(props: &GuideProps) -> Html {
             </button>
         }
     });
+    let open = use_state(|| true);
+    let toggle = {
+        let open = open.clone();
+        Callback::from(move |_: MouseEvent| open.set(!*open))
+    };
+    let actions = html! {
+        <>
+            <span class="guide-count" data-testid="guide-summary">{ format!("{met}/{} promised figures reached", expectations.len()) }</span>
+            <button type="button" class="link-button" data-testid="guide-toggle" onclick={toggle}
+                aria-expanded={open.to_string()}>
+                { if *open { "Hide" } else { "Show" } }
+            </button>
+        </>
+    };
+    if !*open {
+        return html! {
+            <Panel id="guide" title={title} testid="guide" class="area-guide guide-closed" actions={actions}>
+                <></>
+            </Panel>
+        };
+    }
     html! {
-        <Panel id="guide" title={title} testid="guide" class="area-guide">
+        <Panel id="guide" title={title} testid="guide" class="area-guide" actions={actions}>
             if let Some(about) = &props.about {
                 <p class="guide-about" data-testid="scenario-description">{ about.clone() }</p>
             }

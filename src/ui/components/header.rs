@@ -8,6 +8,7 @@
 use yew::prelude::*;
 
 use crate::scenario;
+use crate::scenario::guide::SECTIONS;
 use crate::ui::command::Command;
 
 #[derive(Properties, PartialEq)]
@@ -16,6 +17,33 @@ pub struct HeaderProps {
     pub preset: Option<AttrValue>,
     pub share_note: Option<AttrValue>,
     pub share_warning: bool,
+}
+
+/// A preset in the menu: (name, title).
+type PresetEntry = (&'static str, String);
+
+/// The presets grouped by the article section their guide belongs to, in the article's
+/// order, then the ones without a section: (group label, [(name, title)]).
+fn preset_groups() -> Vec<(String, Vec<PresetEntry>)> {
+    let mut groups: Vec<(Option<u32>, String, Vec<PresetEntry>)> = SECTIONS
+        .iter()
+        .map(|(n, t)| (Some(*n), format!("§{n} {t}"), vec![]))
+        .collect();
+    groups.push((None, "Baselines".to_string(), vec![]));
+    for name in scenario::preset_names() {
+        let Some(doc) = scenario::preset(name) else {
+            continue;
+        };
+        let section = doc.guide.as_ref().and_then(|g| g.section);
+        if let Some(g) = groups.iter_mut().find(|g| g.0 == section) {
+            g.2.push((*name, doc.name.clone()));
+        }
+    }
+    groups
+        .into_iter()
+        .filter(|g| !g.2.is_empty())
+        .map(|(_, label, presets)| (label, presets))
+        .collect()
 }
 
 /// The page's top bar.
@@ -62,9 +90,12 @@ pub fn header(props: &HeaderProps) -> Html {
                         if current.is_empty() {
                             <option value="" selected=true>{ "(from link)" }</option>
                         }
-                        { for scenario::preset_names().iter().map(|name| {
-                            let label = scenario::preset(name).map(|d| format!("{name} — {}", d.name)).unwrap_or_else(|| name.to_string());
-                            html! { <option value={*name} selected={current == *name}>{ label }</option> }
+                        { for preset_groups().into_iter().map(|(group, presets)| html! {
+                            <optgroup label={group}>
+                                { for presets.into_iter().map(|(name, title)| html! {
+                                    <option value={name} selected={current == name}>{ format!("{name} — {title}") }</option>
+                                }) }
+                            </optgroup>
                         }) }
                     </select>
                 </label>

@@ -8,9 +8,13 @@ use yew::prelude::*;
 use crate::ui::command::Command;
 
 /// The shortcuts, as (keys, what they do).
-pub const KEYS: [(&str, &str); 7] = [
+pub const KEYS: [(&str, &str); 8] = [
     ("Space", "play / pause"),
     ("→", "run the next engine event (single step)"),
+    (
+        "n",
+        "run to the next checkpoint step: trigger, barrier, snapshot, acknowledgement, completion",
+    ),
     ("r", "reset: start the scenario over"),
     ("c", "trigger a checkpoint now"),
     ("f", "fail the selected subtask"),
