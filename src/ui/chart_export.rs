@@ -359,8 +359,8 @@ fn legend_layout(legend: &[(String, &'static str)]) -> Vec<(f64, usize)> {
     legend
         .iter()
         .map(|(label, _)| {
-            // ~6 units per character at font size 10, a 10-unit swatch and a gap.
-            let w = 16.0 + 6.0 * label.chars().count() as f64 + 10.0;
+            // ~5.6 units per character at font size 10, a 10-unit swatch and a gap.
+            let w = 16.0 + 5.6 * label.chars().count() as f64 + 10.0;
             if x + w > W + PAD && x > PAD {
                 x = PAD;
                 line += 1;

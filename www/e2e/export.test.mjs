@@ -6,10 +6,11 @@
 //     on (screenshot import-dialog.png); importing the downloaded file through the file
 //     picker replaces another run with it, and the URL carries it;
 //  3. with clipboard permissions granted, Copy PNG puts a 2× PNG of the chart on the
-//     clipboard and Copy SVG a standalone SVG (read back from the clipboard).
+//     clipboard (saved as chart-copy-duration.png) and Copy SVG a standalone SVG (read
+//     back from the clipboard).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import { BASE_URL, SCREENSHOTS, sharedBrowser, watchProblems } from './browser.mjs';
@@ -49,7 +50,7 @@ test('export a run, import it back, refuse a broken one, copy charts', { timeout
   assert.equal(exported.version, 1);
   assert.equal(exported.name, 'Healthy job: no backpressure');
   assert.ok(exported.description.length > 20, 'the description travels');
-  assert.deepEqual(exported.events.map((e) => e.action), ['trigger_checkpoint'], JSON.stringify(exported.events));
+  assert.deepEqual(exported.events.map((e) => Object.keys(e).filter((k) => k !== 'at')), [['trigger_checkpoint']], JSON.stringify(exported.events));
   assert.match(await page.getByTestId('share-note').textContent(), /Downloaded healthy-job-no-backpressure\.json/);
   await page.getByTestId('share').click();
   const shared = await page.evaluate(() => location.hash);
@@ -92,12 +93,15 @@ test('export a run, import it back, refuse a broken one, copy charts', { timeout
     const blob = await item.getType('image/png');
     const bytes = new Uint8Array(await blob.arrayBuffer());
     const view = new DataView(bytes.buffer);
-    return { types: item.types, size: blob.size, signature: Array.from(bytes.slice(0, 8)), width: view.getUint32(16), height: view.getUint32(20) };
+    let binary = '';
+    for (const b of bytes) binary += String.fromCharCode(b);
+    return { types: item.types, size: blob.size, signature: Array.from(bytes.slice(0, 8)), width: view.getUint32(16), height: view.getUint32(20), base64: btoa(binary) };
   });
   assert.deepEqual(png.signature, [137, 80, 78, 71, 13, 10, 26, 10], 'a PNG');
   assert.equal(png.width, 2 * (460 + 16), 'drawn at 2x');
   assert.ok(png.height > 2 * 150 && png.height < 2 * 260, `height ${png.height}`);
   assert.ok(png.size > 3_000 && png.size < 500_000, `plausible size ${png.size}`);
+  writeFileSync(join(SCREENSHOTS, 'chart-copy-duration.png'), Buffer.from(png.base64, 'base64'));
   console.log(`PNG on the clipboard: ${png.width}×${png.height}, ${png.size} bytes`);
 
   await page.getByTestId('chart-copy-svg-throughput').click();
