@@ -117,3 +117,37 @@ test('export a run, import it back, refuse a broken one, copy charts', { timeout
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('without a clipboard (insecure context) a chart copy downloads the file and says so', { timeout: 120_000 }, async () => {
+  const page = await browser().context.newPage();
+  const problems = watchProblems(page);
+  // What an http:// page on another host sees: no navigator.clipboard at all.
+  await page.addInitScript(() => {
+    Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined, configurable: true });
+  });
+  await page.goto(BASE_URL, { waitUntil: 'load' });
+  await page.getByTestId('app').waitFor({ timeout: 20_000 });
+  await open(page, 'healthy');
+  assert.equal(await page.getByTestId('copy-json').count(), 0, 'no Copy JSON without a clipboard');
+  for (let i = 0; i < 20; i++) await page.getByTestId('step').click();
+
+  const [png] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByTestId('chart-copy-png-inflight').click(),
+  ]);
+  assert.equal(png.suggestedFilename(), 'healthy-job-no-backpressure-inflight.png');
+  const bytes = readFileSync(await png.path());
+  assert.deepEqual([...bytes.subarray(0, 8)], [137, 80, 78, 71, 13, 10, 26, 10], 'a PNG file');
+  await page.waitForFunction(() => /downloaded/.test(document.querySelector('[data-testid="chart-copy-note"]')?.textContent ?? ''));
+  assert.match(await page.getByTestId('chart-copy-note').textContent(),
+    /The clipboard refused \(this page has no clipboard access.*\); downloaded healthy-job-no-backpressure-inflight\.png instead\./);
+
+  const [svg] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByTestId('chart-copy-svg-throughput').click(),
+  ]);
+  assert.equal(svg.suggestedFilename(), 'healthy-job-no-backpressure-throughput.svg');
+  assert.match(readFileSync(await svg.path(), 'utf8'), /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
