@@ -12,6 +12,14 @@ pub mod scenario;
 #[cfg(target_arch = "wasm32")]
 pub mod ui;
 
+/// The UI's pure parts (no DOM), compiled natively too so that they are tested
+/// without a browser; the wasm build has the whole `ui`.
+#[cfg(not(target_arch = "wasm32"))]
+pub mod ui {
+    pub mod chart_export;
+    pub mod format;
+}
+
 /// Starts the playground in the current page: mounts the Yew app into `#app`.
 ///
 /// Exported to JavaScript and called by `index.html` after the module is

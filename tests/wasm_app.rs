@@ -226,3 +226,109 @@ async fn recorded_actions_travel_in_the_link_and_replay_exactly() {
     handle.destroy();
     yew::scheduler::flush().await;
 }
+
+fn click(root: &Element, testid: &str) {
+    by_testid(root, testid)
+        .dyn_into::<HtmlElement>()
+        .unwrap()
+        .click();
+}
+
+/// Types `text` into a textarea as a user would (value, then a bubbling `input`).
+fn type_into(root: &Element, testid: &str, text: &str) {
+    let area: web_sys::HtmlTextAreaElement = by_testid(root, testid).dyn_into().unwrap();
+    area.set_value(text);
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    let input = web_sys::Event::new_with_event_init_dict("input", &init).unwrap();
+    area.dispatch_event(&input).unwrap();
+}
+
+fn text_of(root: &Element, testid: &str) -> String {
+    by_testid(root, testid).text_content().unwrap_or_default()
+}
+
+#[wasm_bindgen_test]
+async fn an_invalid_import_shows_its_error_and_keeps_the_run_a_valid_one_replaces_it() {
+    let root = fresh_root();
+    let handle = ui::mount_with(
+        root.clone(),
+        props(&preset_link("healthy"), Some(5_000_000)),
+    );
+    yew::scheduler::flush().await;
+    let clock = text_of(&root, "clock");
+    assert!(clock.contains("5.0s"), "{clock}");
+    let rows = all(&root, "[data-testid=\"checkpoint-row\"]").len();
+    assert!(rows >= 2, "{rows} checkpoints by 5s");
+
+    click(&root, "import-json");
+    yew::scheduler::flush().await;
+    by_testid(&root, "import-dialog");
+    let mut bad: serde_json::Value =
+        serde_json::from_str(scenario::presets::preset_json("unaligned").unwrap()).unwrap();
+    bad["edges"][0]["to"] = serde_json::json!("nowhere");
+    let bad = serde_json::to_string_pretty(&bad).unwrap();
+    type_into(&root, "import-text", &bad);
+    click(&root, "import-open");
+    yew::scheduler::flush().await;
+    let error = text_of(&root, "import-error");
+    assert!(
+        error.contains("edges[0].to") && error.contains("unknown operator 'nowhere'"),
+        "{error}"
+    );
+    let area: web_sys::HtmlTextAreaElement = by_testid(&root, "import-text").dyn_into().unwrap();
+    assert_eq!(area.value(), bad, "the text stays to be fixed");
+    assert_eq!(text_of(&root, "clock"), clock, "the run is untouched");
+    assert_eq!(all(&root, "[data-testid=\"checkpoint-row\"]").len(), rows);
+    let select: web_sys::HtmlSelectElement = by_testid(&root, "preset-select").dyn_into().unwrap();
+    assert_eq!(select.value(), "healthy");
+
+    // Bad JSON syntax: the error names the line and column.
+    type_into(&root, "import-text", "{\n  \"version\": 1,\n  oops\n}");
+    click(&root, "import-open");
+    yew::scheduler::flush().await;
+    let error = text_of(&root, "import-error");
+    assert!(error.contains("line 3 column 3"), "{error}");
+
+    // A preset's JSON replaces the run, stopped at zero, and closes the dialog.
+    type_into(
+        &root,
+        "import-text",
+        scenario::presets::preset_json("unaligned").unwrap(),
+    );
+    click(&root, "import-open");
+    yew::scheduler::flush().await;
+    assert!(
+        root.query_selector("[data-testid=\"import-dialog\"]")
+            .unwrap()
+            .is_none(),
+        "the dialog closes"
+    );
+    let select: web_sys::HtmlSelectElement = by_testid(&root, "preset-select").dyn_into().unwrap();
+    assert_eq!(
+        select.value(),
+        "unaligned",
+        "the imported preset is running"
+    );
+    assert!(text_of(&root, "clock").contains("0.0s"));
+    assert!(all(&root, "[data-testid=\"checkpoint-row\"]").is_empty());
+    handle.destroy();
+    yew::scheduler::flush().await;
+}
+
+#[wasm_bindgen_test]
+async fn every_chart_has_copy_buttons() {
+    let root = fresh_root();
+    let handle = ui::mount_with(
+        root.clone(),
+        props(&preset_link("healthy"), Some(6_000_000)),
+    );
+    yew::scheduler::flush().await;
+    for name in ["throughput", "duration", "persisted", "inflight"] {
+        by_testid(&root, &format!("chart-{name}"));
+        by_testid(&root, &format!("chart-copy-svg-{name}"));
+        by_testid(&root, &format!("chart-copy-png-{name}"));
+    }
+    handle.destroy();
+    yew::scheduler::flush().await;
+}

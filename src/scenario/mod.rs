@@ -33,11 +33,12 @@
 //!
 //! Modules: [`document`] (the serde types and the reader, with the defaults table),
 //! [`convert`] (document <-> `JobSpec`), [`link`] (URL fragment encoding), [`presets`]
-//! (named example scenarios), [`error`].
+//! (named example scenarios), [`file`] (export / import as a JSON file), [`error`].
 
 pub mod convert;
 pub mod document;
 pub mod error;
+pub mod file;
 pub mod guide;
 pub mod link;
 pub mod presets;
@@ -47,6 +48,7 @@ pub use document::{
     CURRENT_VERSION,
 };
 pub use error::ScenarioError;
+pub use file::{export_json, file_name, import_json, MAX_IMPORT_BYTES};
 
 use crate::engine::config::canonical_key;
 use crate::engine::spec::JobSpec;

@@ -17,6 +17,12 @@
 //!   n next checkpoint step, c trigger a checkpoint, f fail the selected subtask, + / − speed.
 //! - The `run_to` property runs the engine to a virtual time right after loading,
 //!   without animation frames (browser tests).
+//! - Export JSON downloads the run (recorded actions included) as a scenario file,
+//!   Copy JSON puts it on the clipboard; the outcome shows in `share-note`. Import
+//!   opens `import-dialog`; a valid document replaces the run exactly like a preset (the
+//!   URL follows), an invalid one leaves the run untouched and shows why in the dialog.
+//!   A chart copy (`Command::CopyChart`) puts the chart's standalone SVG or PNG on the
+//!   clipboard or downloads it, and says which in `chart-copy-note`.
 
 use std::rc::Rc;
 
@@ -28,7 +34,9 @@ use crate::engine::spec::Action;
 use crate::engine::time::Micros;
 use crate::scenario;
 
-use super::command::Command;
+use super::chart_export;
+use super::clipboard::{self, Delivery};
+use super::command::{ChartFormat, Command};
 use super::components::charts::ChartsPanel;
 use super::components::checkpoints::CheckpointsPanel;
 use super::components::controls::Controls;
@@ -36,6 +44,7 @@ use super::components::event_log::EventLog;
 use super::components::guide::GuidePanel;
 use super::components::header::Header;
 use super::components::help::HelpOverlay;
+use super::components::import_dialog::ImportDialog;
 use super::components::inspector::Inspector;
 use super::components::job_graph::JobGraphPanel;
 use super::components::settings::SettingsPanel;
@@ -70,6 +79,10 @@ pub enum Msg {
     Cmd(Command),
     Frame(f64),
     Key(web_sys::KeyboardEvent),
+    /// The outcome of an asynchronous copy: for `share-note` (text, is a warning) …
+    ShareNote(String, bool),
+    /// … or for `chart-copy-note`.
+    ChartNote(String),
 }
 
 pub struct App {
@@ -95,6 +108,10 @@ pub struct App {
     effective_speed: Option<f64>,
     on_command: Callback<Command>,
     on_select: Callback<Option<usize>>,
+    /// The import dialog is open; why the last import was refused.
+    import_open: bool,
+    import_error: Option<String>,
+    chart_note: Option<String>,
 }
 
 fn perf_now() -> f64 {
@@ -176,19 +193,13 @@ impl App {
         let base = location.href().unwrap_or_default();
         let base = base.split('#').next().unwrap_or_default().to_string();
         let url = format!("{base}#{fragment}");
-        let navigator = window.navigator();
-        let has_clipboard = js_sys::Reflect::get(&navigator, &JsValue::from_str("clipboard"))
-            .map(|v| v.is_object())
-            .unwrap_or(false);
-        let copied = if has_clipboard {
-            let promise = navigator.clipboard().write_text(&url);
-            let ignore = Closure::wrap(Box::new(|_: JsValue| {}) as Box<dyn FnMut(JsValue)>);
-            let _ = promise.catch(&ignore);
-            ignore.forget();
-            true
-        } else {
-            false
-        };
+        let copied = clipboard::available();
+        if copied {
+            let url = url.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let _ = clipboard::write_text(&url).await;
+            });
+        }
         self.share_note = Some(match scenario::link_warning(url.len()) {
             Some(w) => (format!("Link in the address bar. Warning: {w}"), true),
             None => (
@@ -265,9 +276,8 @@ impl App {
             Command::SelectCheckpoint(c) => self.selected_checkpoint = c,
             Command::LoadPreset(name) => {
                 if let Some(doc) = scenario::preset(&name) {
-                    match Sim::new(doc, Some(name)) {
-                        Ok(sim) => self.replace_sim(ctx, sim),
-                        Err(e) => self.banner = Some(e),
+                    if let Err(e) = self.open(ctx, doc, Some(name)) {
+                        self.banner = Some(e);
                     }
                 }
             }
@@ -287,14 +297,116 @@ impl App {
                         None => Err(format!("the guide of {name} has no try {i}")),
                     },
                 };
-                match doc.and_then(|d| Sim::new(d, Some(name))) {
-                    Ok(sim) => self.replace_sim(ctx, sim),
-                    Err(e) => self.banner = Some(e),
+                if let Err(e) = doc.and_then(|d| self.open(ctx, d, Some(name))) {
+                    self.banner = Some(e);
                 }
             }
             Command::ToggleHelp => self.help = !self.help,
             Command::DismissBanner => self.banner = None,
+            Command::ExportJson => self.export_json(),
+            Command::CopyJson => self.copy_json(ctx),
+            Command::ToggleImport => {
+                self.import_open = !self.import_open;
+                self.import_error = None;
+            }
+            Command::ImportJson(text) => self.import_json(ctx, &text),
+            Command::CopyChart(name, format) => self.copy_chart(ctx, name, format),
         }
+    }
+
+    /// Replaces the run with a new one of `doc` (stopped at time zero) and, when the app
+    /// owns the URL, puts its link in the address bar.
+    fn open(
+        &mut self,
+        ctx: &Context<Self>,
+        doc: scenario::Document,
+        preset: Option<String>,
+    ) -> Result<(), String> {
+        let sim = Sim::new(doc, preset)?;
+        self.replace_sim(ctx, sim);
+        Ok(())
+    }
+
+    fn export_json(&mut self) {
+        let (file, json) = self.sim.export_file();
+        self.share_note = Some(
+            match clipboard::download_text(&json, "application/json", &file) {
+                Ok(()) => (format!("Downloaded {file} ({} bytes).", json.len()), false),
+                Err(e) => (format!("The download failed: {e}"), true),
+            },
+        );
+    }
+
+    fn copy_json(&mut self, ctx: &Context<Self>) {
+        let (_, json) = self.sim.export_file();
+        let note = ctx.link().callback(|(n, w)| Msg::ShareNote(n, w));
+        wasm_bindgen_futures::spawn_local(async move {
+            note.emit(match clipboard::write_text(&json).await {
+                Ok(()) => (
+                    format!(
+                        "Scenario JSON copied to the clipboard ({} bytes).",
+                        json.len()
+                    ),
+                    false,
+                ),
+                Err(e) => (
+                    format!("The clipboard refused the JSON: {e}. Use Export JSON."),
+                    true,
+                ),
+            });
+        });
+    }
+
+    /// Opens imported JSON in place of the run; when it is invalid, the run goes on and
+    /// the dialog shows why.
+    fn import_json(&mut self, ctx: &Context<Self>, text: &str) {
+        let opened = scenario::import_json(text)
+            .map_err(|e| e.to_string())
+            .and_then(|(doc, _)| {
+                let preset = preset_of(&doc);
+                self.open(ctx, doc, preset)
+            });
+        match opened {
+            Ok(()) => {
+                self.import_open = false;
+                self.import_error = None;
+            }
+            Err(e) => self.import_error = Some(format!("Not opened — {e}")),
+        }
+    }
+
+    fn copy_chart(&mut self, ctx: &Context<Self>, name: &'static str, format: ChartFormat) {
+        let snaps = &self.sim.snapshots;
+        let Some(chart) = chart_export::chart(name, &snaps.charts, &snaps.report) else {
+            return;
+        };
+        let svg = chart_export::standalone_svg(&chart);
+        let stem = format!("{}-{name}", scenario::file::slug(&self.sim.document.name));
+        let note = ctx.link().callback(Msg::ChartNote);
+        self.chart_note = Some(format!("Copying the {name} chart…"));
+        wasm_bindgen_futures::spawn_local(async move {
+            let (label, file, result) = match format {
+                ChartFormat::Svg => {
+                    let file = format!("{stem}.svg");
+                    let r = clipboard::copy_svg(&svg, &file).await;
+                    ("SVG", file, r)
+                }
+                ChartFormat::Png => {
+                    let file = format!("{stem}.png");
+                    let r = clipboard::copy_png(&svg, 2.0, &file).await;
+                    ("PNG", file, r)
+                }
+            };
+            note.emit(match result {
+                Ok(Delivery::Copied(types)) => {
+                    format!("The {name} chart is on the clipboard as {label} ({types}).")
+                }
+                Ok(Delivery::Downloaded(why)) => {
+                    format!("The clipboard refused ({why}); downloaded {file} instead.")
+                }
+                Err(e) => format!("The {name} chart could not be copied or saved: {e}"),
+            });
+        });
     }
 
     fn on_key(&mut self, ctx: &Context<Self>, e: web_sys::KeyboardEvent) -> bool {
@@ -311,8 +423,9 @@ impl App {
             })
             .unwrap_or(false);
         if key == "Escape" {
-            let was = self.help;
+            let was = self.help || self.import_open;
             self.help = false;
+            self.import_open = false;
             return was;
         }
         if in_field {
@@ -392,6 +505,9 @@ impl Component for App {
             effective_speed: None,
             on_command,
             on_select,
+            import_open: false,
+            import_error: None,
+            chart_note: None,
         }
     }
 
@@ -402,6 +518,14 @@ impl Component for App {
                 true
             }
             Msg::Key(e) => self.on_key(ctx, e),
+            Msg::ShareNote(note, warning) => {
+                self.share_note = Some((note, warning));
+                true
+            }
+            Msg::ChartNote(note) => {
+                self.chart_note = Some(note);
+                true
+            }
             Msg::Frame(ts) => {
                 self.raf = None;
                 if !self.playing {
@@ -510,11 +634,15 @@ impl Component for App {
                     <CheckpointsPanel report={snaps.report.clone()} selected={self.selected_checkpoint}
                         on_command={on_command.clone()} />
                     <SinksRecoveryPanel report={snaps.report.clone()} />
-                    <ChartsPanel charts={snaps.charts.clone()} report={snaps.report.clone()} />
+                    <ChartsPanel charts={snaps.charts.clone()} report={snaps.report.clone()}
+                        on_command={on_command.clone()} copy_note={self.chart_note.clone().map(AttrValue::from)} />
                     <EventLog entries={snaps.log.clone()} total={snaps.log_total} />
                 </main>
                 if self.help {
-                    <HelpOverlay on_command={on_command} />
+                    <HelpOverlay on_command={on_command.clone()} />
+                }
+                if self.import_open {
+                    <ImportDialog on_command={on_command} error={self.import_error.clone().map(AttrValue::from)} />
                 }
             </div>
         }

@@ -29,4 +29,21 @@ pub enum Command {
     Try(Option<usize>),
     ToggleHelp,
     DismissBanner,
+    /// Download the run (recorded actions included) as a scenario JSON file.
+    ExportJson,
+    /// Copy the run's scenario JSON to the clipboard.
+    CopyJson,
+    /// Show / hide the import dialog.
+    ToggleImport,
+    /// Open this scenario JSON text in place of the run (if it is valid).
+    ImportJson(String),
+    /// Copy the chart `chart-<name>` to the clipboard in this format.
+    CopyChart(&'static str, ChartFormat),
+}
+
+/// How a chart is copied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChartFormat {
+    Svg,
+    Png,
 }

@@ -10,9 +10,13 @@
 //!
 //! Modules: [`app`] (root: URL, frame loop, commands, keyboard), [`sim`] (the engine
 //! as the UI holds it: bounded slices, snapshots cut only on change), [`layout`]
-//! (job-view geometry), [`command`], [`format`], [`components`] (one per panel).
+//! (job-view geometry), [`command`], [`format`], [`components`] (one per panel),
+//! [`chart_export`] (charts as data and as standalone SVG), [`clipboard`] (clipboard
+//! and downloads).
 
 pub mod app;
+pub mod chart_export;
+pub mod clipboard;
 pub mod command;
 pub mod components;
 pub mod format;

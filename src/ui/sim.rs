@@ -14,7 +14,7 @@ use std::rc::Rc;
 use crate::engine::config::EngineConfig;
 use crate::engine::log::{LogEntry, LogKind};
 use crate::engine::report::Report;
-use crate::engine::runtime::{JobStatus, Sample};
+use crate::engine::runtime::JobStatus;
 use crate::engine::spec::{Action, OperatorKind, TimedAction};
 use crate::engine::time::Micros;
 use crate::engine::view::{ChannelView, TaskView};
@@ -22,6 +22,7 @@ use crate::engine::Engine;
 use crate::scenario::guide::Guide;
 use crate::scenario::{self, Document};
 
+pub use super::chart_export::ChartData;
 use super::layout::Layout;
 
 /// Wall-clock budget of engine work per animation frame, in milliseconds.
@@ -69,17 +70,6 @@ pub struct SettingsView {
     pub config: EngineConfig,
     pub operators: Vec<OperatorKnob>,
     pub events: Vec<TimedAction>,
-}
-
-/// What the charts draw.
-#[derive(Clone, Debug, PartialEq, Default)]
-pub struct ChartData {
-    pub operators: Vec<String>,
-    /// (virtual time, records/s per operator) between consecutive samples.
-    pub throughput: Vec<(Micros, Vec<f64>)>,
-    /// (virtual time, bytes of data buffers queued or in flight).
-    pub inflight: Vec<(Micros, u64)>,
-    pub duration: Micros,
 }
 
 /// A guide and where the run stands in it.
@@ -311,11 +301,19 @@ impl Sim {
 
     /// The link fragment (`z:…`) that replays this run, recorded actions included.
     pub fn link_fragment(&self) -> String {
-        let mut doc = scenario::from_spec(&self.engine.borrow().spec);
-        if doc.description.is_none() {
-            doc.description = self.document.description.clone();
-        }
-        scenario::encode_link(&doc)
+        scenario::encode_link(&scenario::file::export_document(
+            &self.engine.borrow().spec,
+            self.document.description.as_deref(),
+        ))
+    }
+
+    /// The exported file of this run, recorded actions included: (file name, JSON).
+    pub fn export_file(&self) -> (String, String) {
+        let spec = &self.engine.borrow().spec;
+        (
+            scenario::file_name(&spec.name),
+            scenario::export_json(spec, self.document.description.as_deref()),
+        )
     }
 
     fn current_keys(&self) -> Keys {
@@ -376,7 +374,7 @@ impl Sim {
         }
         if force || wall - self.last_secondary_wall >= SECONDARY_EVERY_MS {
             if keys.charts != self.keys.charts {
-                self.snapshots.charts = Rc::new(chart_data(e));
+                self.snapshots.charts = Rc::new(ChartData::from_engine(e));
             }
             if keys.log != self.keys.log {
                 self.snapshots.log = Rc::new(log_entries(e));
@@ -396,7 +394,7 @@ fn cut_all(e: &Engine) -> Snapshots {
         layout: Rc::new(Layout::compute(e)),
         live: Rc::new(live_view(e)),
         report: Rc::new(e.report()),
-        charts: Rc::new(chart_data(e)),
+        charts: Rc::new(ChartData::from_engine(e)),
         log: Rc::new(log_entries(e)),
         log_total: e.log.total,
         settings: Rc::new(settings_view(e)),
@@ -431,32 +429,5 @@ fn settings_view(e: &Engine) -> SettingsView {
             })
             .collect(),
         events: e.spec.events.clone(),
-    }
-}
-
-fn chart_data(e: &Engine) -> ChartData {
-    let throughput = e
-        .samples
-        .windows(2)
-        .map(|w| {
-            let dt = (w[1].at.saturating_sub(w[0].at)).max(1) as f64 / 1e6;
-            let rates = w[1]
-                .records
-                .iter()
-                .zip(&w[0].records)
-                .map(|(b, a)| b.saturating_sub(*a) as f64 / dt)
-                .collect();
-            (w[1].at, rates)
-        })
-        .collect();
-    ChartData {
-        operators: e.operators.iter().map(|o| o.id.clone()).collect(),
-        throughput,
-        inflight: e
-            .samples
-            .iter()
-            .map(|s: &Sample| (s.at, s.inflight_bytes))
-            .collect(),
-        duration: e.spec.duration,
     }
 }

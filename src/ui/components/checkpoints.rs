@@ -43,15 +43,7 @@ pub struct CheckpointsProps {
     pub on_command: Callback<Command>,
 }
 
-pub fn type_label(c: &CheckpointReport) -> &'static str {
-    if c.timed_out_to_unaligned {
-        "aligned → unaligned"
-    } else if c.unaligned {
-        "unaligned"
-    } else {
-        "aligned"
-    }
-}
+pub use crate::ui::chart_export::type_label;
 
 fn status_label(c: &CheckpointReport) -> String {
     match (&*c.status, &c.failure_reason) {

@@ -3,12 +3,15 @@
 //! Contract: `data-testid="header"` with a single `<h1>` reading "Checkpoint
 //! Playground"; the preset `<select>` is `preset-select` (value = preset name, or
 //! empty for a scenario from a link); the Share button is `share`; the note after a
-//! share (copied / long-link warning) is `share-note`.
+//! share (copied / long-link warning) is `share-note`, also used for the outcome of
+//! Export JSON (`export-json`) and Copy JSON (`copy-json`, shown only where the page
+//! has a clipboard). `import-json` opens the import dialog.
 
 use yew::prelude::*;
 
 use crate::scenario;
 use crate::scenario::guide::SECTIONS;
+use crate::ui::clipboard;
 use crate::ui::command::Command;
 
 #[derive(Properties, PartialEq)]
@@ -67,6 +70,10 @@ pub fn header(props: &HeaderProps) -> Html {
         let cb = props.on_command.clone();
         Callback::from(move |_: MouseEvent| cb.emit(Command::ToggleHelp))
     };
+    let emit = |cmd: Command| {
+        let cb = props.on_command.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(cmd.clone()))
+    };
     let current = props.preset.clone().unwrap_or_default();
     html! {
         <header class="app-header" data-testid="header">
@@ -102,6 +109,20 @@ pub fn header(props: &HeaderProps) -> Html {
                 <button type="button" class="header-button primary" data-testid="share" onclick={share}
                     title="Put this scenario, with everything you did, in the URL and copy the link">
                     { "Share link" }
+                </button>
+                <button type="button" class="header-button" data-testid="export-json" onclick={emit(Command::ExportJson)}
+                    title="Download this run, with everything you did, as a scenario JSON file">
+                    { "Export JSON" }
+                </button>
+                if clipboard::available() {
+                    <button type="button" class="header-button" data-testid="copy-json" onclick={emit(Command::CopyJson)}
+                        title="Copy this run's scenario JSON to the clipboard">
+                        { "Copy JSON" }
+                    </button>
+                }
+                <button type="button" class="header-button" data-testid="import-json" onclick={emit(Command::ToggleImport)}
+                    title="Open a scenario JSON file or pasted JSON in place of this run">
+                    { "Import…" }
                 </button>
                 <button type="button" class="header-button" data-testid="help" onclick={help} title="Keyboard shortcuts (?)">
                     { "?" }

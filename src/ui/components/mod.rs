@@ -7,17 +7,18 @@
 //!
 //! | component | `data-testid` |
 //! | --- | --- |
-//! | [`header::Header`] | `header`, `preset-select`, `share`, `share-note`, `help` |
+//! | [`header::Header`] | `header`, `preset-select`, `share`, `share-note`, `help`, `export-json`, `copy-json`, `import-json` |
 //! | [`controls::Controls`] | `controls`; `play`, `pause`, `step`, `reset`, `speed`, `trigger-checkpoint`, `clock`, `frame-stats` |
 //! | [`job_graph::JobGraphPanel`] | `job-graph`; `subtask-<operator>-<index>` |
 //! | [`inspector::Inspector`] | `inspector`; `subtask-details`, `fail-subtask`, `cost-<op>`, `rate-<op>` |
 //! | [`settings::SettingsPanel`] | `settings`; `setting-<flink key>` |
 //! | [`checkpoints::CheckpointsPanel`] | `checkpoints`; `checkpoint-row`, `checkpoint-summary`, `checkpoint-detail`, `checkpoint-timeline` |
 //! | [`sinks_recovery::SinksRecoveryPanel`] | `sinks-recovery`; `sink-verdict`, `failure-row` |
-//! | [`charts::ChartsPanel`] | `charts`; `chart-throughput`, `chart-duration`, `chart-persisted`, `chart-inflight` |
+//! | [`charts::ChartsPanel`] | `charts`; `chart-throughput`, `chart-duration`, `chart-persisted`, `chart-inflight`; `chart-copy-svg-<name>`, `chart-copy-png-<name>`, `chart-copy-note` |
 //! | [`event_log::EventLog`] | `event-log`; `log-entry`, `log-filter` |
 //! | [`help::HelpOverlay`] | `help-overlay` |
 //! | [`guide::GuidePanel`] | `guide`; `guide-promises`, `guide-promise` (`data-status`), `guide-try-<i>`, `guide-try-base` |
+//! | [`import_dialog::ImportDialog`] | `import-dialog`; `import-file`, `import-text`, `import-open`, `import-cancel`, `import-error` |
 
 pub mod charts;
 pub mod checkpoints;
@@ -26,6 +27,7 @@ pub mod event_log;
 pub mod guide;
 pub mod header;
 pub mod help;
+pub mod import_dialog;
 pub mod inspector;
 pub mod job_graph;
 pub mod panel;

@@ -1,0 +1,409 @@
+//! Export and import of a scenario as a JSON file, and a chart as a standalone SVG:
+//! an exported run imports back to the same job and replays to the same event hash (in
+//! the engine and in the headless runner); an import that cannot be opened names where
+//! the problem is; a copied chart is well-formed XML that carries its series, title and
+//! legend.
+
+use checkpoint_playground::engine::spec::Action;
+use checkpoint_playground::engine::Engine;
+use checkpoint_playground::scenario::{
+    self, export_json, file_name, import_json, preset_names, to_spec, MAX_IMPORT_BYTES,
+};
+use checkpoint_playground::ui::chart_export::{self, ChartData, Mark, NAMES};
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_checkpoint-playground");
+
+fn engine_of(preset: &str) -> (Engine, Option<String>) {
+    let doc = scenario::preset(preset).unwrap();
+    (
+        Engine::new(to_spec(&doc).unwrap()).unwrap(),
+        doc.description.clone(),
+    )
+}
+
+/// A run of `healthy` with one of each kind of recorded action, stopped at 9s.
+fn run_with_actions() -> (Engine, Option<String>) {
+    let (mut e, description) = engine_of("healthy");
+    e.run_until(1_500_000);
+    e.apply(Action::SetCost {
+        operator: "map".into(),
+        cost: 400,
+    })
+    .unwrap();
+    e.run_until(3_200_000);
+    e.apply(Action::TriggerCheckpoint).unwrap();
+    e.run_until(4_100_000);
+    e.apply(Action::Fail {
+        operator: "map".into(),
+        subtask: 1,
+    })
+    .unwrap();
+    e.run_until(6_000_000);
+    e.apply(Action::SetConfig {
+        key: "execution.checkpointing.unaligned.enabled".into(),
+        value: "true".into(),
+    })
+    .unwrap();
+    e.apply(Action::SetRate {
+        operator: "src".into(),
+        rate: 2500.0,
+    })
+    .unwrap();
+    e.run_until(9_000_000);
+    (e, description)
+}
+
+#[test]
+fn every_preset_exports_and_imports_back_to_the_same_job() {
+    for name in preset_names() {
+        let (engine, description) = engine_of(name);
+        let json = export_json(&engine.spec, description.as_deref());
+        assert!(
+            json.ends_with("}\n"),
+            "{name}: pretty JSON with a final newline"
+        );
+        let (doc, spec) = import_json(&json).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(spec, engine.spec, "{name}");
+        let preset = scenario::preset(name).unwrap();
+        assert_eq!(doc.name, preset.name, "{name}");
+        assert_eq!(doc.description, preset.description, "{name}");
+    }
+}
+
+#[test]
+fn an_export_with_recorded_actions_replays_to_the_same_hash() {
+    let (engine, description) = run_with_actions();
+    assert_eq!(engine.spec.events.len(), 5, "every action is recorded");
+    let json = export_json(&engine.spec, description.as_deref());
+    let (_, spec) = import_json(&json).unwrap();
+    assert_eq!(spec, engine.spec);
+    let mut replay = Engine::new(spec).unwrap();
+    replay.run_until(engine.now);
+    assert_eq!(replay.now, engine.now);
+    assert_eq!(replay.event_hash(), engine.event_hash());
+    assert_eq!(replay.report(), engine.report());
+}
+
+#[test]
+fn the_headless_runner_runs_an_exported_file_to_the_same_hash() {
+    let (engine, description) = run_with_actions();
+    let dir = std::env::temp_dir().join(format!("cp-export-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(file_name(&engine.spec.name));
+    std::fs::write(&path, export_json(&engine.spec, description.as_deref())).unwrap();
+    let out = Command::new(BIN)
+        .args(["run", path.to_str().unwrap(), "--until", "9s", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        report["event_hash"],
+        format!("{:016x}", engine.event_hash()),
+        "the CLI replays the exported run exactly"
+    );
+    assert_eq!(report["event_hash"], engine.report().event_hash);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn file_names_are_slugs_of_the_scenario_name() {
+    assert_eq!(
+        file_name("Healthy job: no backpressure"),
+        "healthy-job-no-backpressure.json"
+    );
+    assert_eq!(
+        file_name("  Aligned → unaligned (timeout)!  "),
+        "aligned-unaligned-timeout.json"
+    );
+    assert_eq!(file_name("→ ←"), "scenario.json");
+    assert_eq!(file_name(""), "scenario.json");
+    let long = file_name(&"a".repeat(500));
+    assert_eq!(long.len(), 60 + ".json".len());
+}
+
+fn refused(text: &str) -> scenario::ScenarioError {
+    let e = import_json(text).expect_err("must be refused");
+    assert!(!e.to_string().contains('\n'), "one line: {e}");
+    e
+}
+
+fn healthy_json() -> serde_json::Value {
+    serde_json::from_str(scenario::presets::preset_json("healthy").unwrap()).unwrap()
+}
+
+#[test]
+fn import_errors_name_the_offending_part() {
+    let mut v = healthy_json();
+    v["seed"] = serde_json::json!("seven");
+    let e = refused(&v.to_string());
+    assert_eq!(e.path, "seed", "{e}");
+
+    let mut v = healthy_json();
+    v["operators"][1]["parallelism"] = serde_json::json!([2]);
+    assert_eq!(refused(&v.to_string()).path, "operators[1].parallelism");
+
+    let mut v = healthy_json();
+    v["edges"][0]["to"] = serde_json::json!("mapp");
+    let e = refused(&v.to_string());
+    assert_eq!(e.path, "edges[0].to", "{e}");
+    assert!(e.message.contains("unknown operator 'mapp'"), "{e}");
+
+    let e = refused("{\n  \"version\": 1,\n  \"name\": \"x\"\n  \"seed\": 3\n}");
+    assert_eq!(e.path, "line 4 column 3", "{e}");
+    assert!(e.message.starts_with("invalid JSON"), "{e}");
+
+    let e = refused(" \n\t ");
+    assert_eq!(e.path, "input");
+    assert!(e.message.contains("nothing to open"), "{e}");
+}
+
+#[test]
+fn an_oversized_import_is_refused_before_parsing() {
+    let huge = format!("{{\"pad\": \"{}\"}}", "x".repeat(MAX_IMPORT_BYTES));
+    let e = refused(&huge);
+    assert_eq!(e.path, "input");
+    assert!(e.message.contains("the limit is 1 MB"), "{e}");
+    // Just under the limit, the reader itself answers.
+    let under = format!("{{\"pad\": \"{}\"}}", "x".repeat(MAX_IMPORT_BYTES - 20));
+    assert_ne!(refused(&under).path, "input");
+}
+
+/// Checks that `text` is well-formed XML as the SVG writer produces it: one root
+/// element, balanced and properly nested tags, quoted unique attributes, no raw `<` or
+/// `&` outside markup and entities. Returns the element names in document order.
+fn well_formed(text: &str) -> Result<Vec<String>, String> {
+    let b = text.as_bytes();
+    let (mut i, mut stack, mut names, mut roots) = (0, Vec::<String>::new(), Vec::new(), 0);
+    let name_at = |i: &mut usize| {
+        let start = *i;
+        while *i < b.len() && (b[*i].is_ascii_alphanumeric() || b"-_:".contains(&b[*i])) {
+            *i += 1;
+        }
+        (start < *i)
+            .then(|| text[start..*i].to_string())
+            .ok_or(format!("a name expected at {start}"))
+    };
+    let entity = |i: usize| -> Result<usize, String> {
+        let end = text[i..]
+            .find(';')
+            .ok_or(format!("unterminated & at {i}"))?;
+        let e = &text[i + 1..i + end];
+        let ok = matches!(e, "amp" | "lt" | "gt" | "quot" | "apos")
+            || (e.starts_with('#') && e[1..].chars().all(|c| c.is_ascii_digit()));
+        ok.then_some(i + end + 1)
+            .ok_or(format!("bad entity &{e}; at {i}"))
+    };
+    while i < b.len() {
+        match b[i] {
+            b'<' if b.get(i + 1) == Some(&b'/') => {
+                i += 2;
+                let name = name_at(&mut i)?;
+                if b.get(i) != Some(&b'>') {
+                    return Err(format!("'>' expected after </{name} at {i}"));
+                }
+                i += 1;
+                match stack.pop() {
+                    Some(open) if open == name => {}
+                    other => return Err(format!("</{name}> closes {other:?}")),
+                }
+            }
+            b'<' => {
+                i += 1;
+                let name = name_at(&mut i)?;
+                if stack.is_empty() {
+                    roots += 1;
+                }
+                names.push(name.clone());
+                let mut attrs = Vec::new();
+                loop {
+                    while b.get(i).is_some_and(u8::is_ascii_whitespace) {
+                        i += 1;
+                    }
+                    match b.get(i) {
+                        Some(b'/') if b.get(i + 1) == Some(&b'>') => {
+                            i += 2;
+                            break;
+                        }
+                        Some(b'>') => {
+                            i += 1;
+                            stack.push(name.clone());
+                            break;
+                        }
+                        Some(_) => {
+                            let attr = name_at(&mut i)?;
+                            if attrs.contains(&attr) {
+                                return Err(format!("duplicate attribute {attr} on <{name}>"));
+                            }
+                            attrs.push(attr.clone());
+                            if b.get(i) != Some(&b'=') || b.get(i + 1) != Some(&b'"') {
+                                return Err(format!("{attr}= and a quote expected at {i}"));
+                            }
+                            i += 2;
+                            while b.get(i) != Some(&b'"') {
+                                match b.get(i) {
+                                    None | Some(b'<') => {
+                                        return Err(format!("bad value of {attr} at {i}"))
+                                    }
+                                    Some(b'&') => i = entity(i)?,
+                                    Some(_) => i += 1,
+                                }
+                            }
+                            i += 1;
+                        }
+                        None => return Err(format!("<{name} not closed")),
+                    }
+                }
+            }
+            b'&' => i = entity(i)?,
+            c => {
+                if stack.is_empty() && !c.is_ascii_whitespace() {
+                    return Err(format!("text outside the root at {i}"));
+                }
+                i += 1;
+            }
+        }
+    }
+    if !stack.is_empty() || roots != 1 {
+        return Err(format!("open at the end: {stack:?}, {roots} roots"));
+    }
+    Ok(names)
+}
+
+#[test]
+fn the_xml_check_itself_refuses_broken_documents() {
+    assert!(well_formed(r#"<svg a="1"><g><rect/></g></svg>"#).is_ok());
+    for bad in [
+        "<svg><g></svg></g>",
+        "<svg>",
+        "<svg a=1/>",
+        r#"<svg a="1" a="2"/>"#,
+        "<svg>a & b</svg>",
+        r#"<svg t="<"/>"#,
+        "<svg/><svg/>",
+    ] {
+        assert!(well_formed(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn a_copied_chart_is_standalone_well_formed_svg_with_its_series() {
+    let (mut engine, _) = engine_of("backpressure");
+    engine.run_until(12_000_000);
+    let data = ChartData::from_engine(&engine);
+    let report = engine.report();
+    assert!(
+        report.checkpoints.len() >= 2,
+        "the run has checkpoints to draw"
+    );
+    for name in NAMES {
+        let chart = chart_export::chart(name, &data, &report).unwrap();
+        let svg = chart_export::standalone_svg(&chart);
+        let elements = well_formed(&svg).unwrap_or_else(|e| panic!("{name}: {e}\n{svg}"));
+        assert_eq!(elements[0], "svg");
+        assert!(
+            svg.starts_with(r#"<svg xmlns="http://www.w3.org/2000/svg" "#),
+            "{name}"
+        );
+        assert!(
+            svg.contains(r##"fill="#ffffff""##),
+            "{name}: white background"
+        );
+        assert!(
+            svg.contains(&chart_export::xml_escape(chart.title)),
+            "{name}: title"
+        );
+        assert!(!svg.contains("var(--"), "{name}: no page CSS variables");
+        for (label, color) in &chart.legend {
+            assert!(
+                svg.contains(&format!(">{}</text>", chart_export::xml_escape(label))),
+                "{name}: legend {label}"
+            );
+            assert!(
+                svg.contains(&format!("fill=\"{color}\"")),
+                "{name}: {color}"
+            );
+        }
+        assert!(!chart.marks.is_empty(), "{name}: something to draw");
+        for mark in &chart.marks {
+            let needle = match mark {
+                Mark::Line { points, color } => {
+                    format!(
+                        "points=\"{}\" fill=\"none\" stroke=\"{color}\"",
+                        points.trim_end()
+                    )
+                }
+                Mark::Area { points } => format!("points=\"{}\"", points.trim_end()),
+                Mark::Bar { x, y, .. } => format!("x=\"{x:.1}\" y=\"{y:.1}\""),
+            };
+            assert!(svg.contains(&needle), "{name}: mark {needle}");
+        }
+    }
+    let throughput = chart_export::chart("throughput", &data, &report).unwrap();
+    assert_eq!(
+        throughput.marks.len(),
+        engine.operators.len(),
+        "a series per operator"
+    );
+    let bars = chart_export::chart("duration", &data, &report).unwrap();
+    assert_eq!(
+        bars.marks.len(),
+        report.checkpoints.len(),
+        "a bar per checkpoint"
+    );
+    assert!(chart_export::chart("nonsense", &data, &report).is_none());
+}
+
+#[test]
+fn chart_text_is_escaped() {
+    let data = ChartData {
+        operators: vec!["a<b".into(), "x&y \"q\"".into()],
+        throughput: vec![(1_000_000, vec![10.0, 20.0]), (2_000_000, vec![30.0, 5.0])],
+        inflight: vec![(1_000_000, 100)],
+        duration: 4_000_000,
+    };
+    let report = Default::default();
+    let svg =
+        chart_export::standalone_svg(&chart_export::chart("throughput", &data, &report).unwrap());
+    well_formed(&svg).unwrap_or_else(|e| panic!("{e}\n{svg}"));
+    assert!(svg.contains(">a&lt;b</text>") && svg.contains(">x&amp;y &quot;q&quot;</text>"));
+}
+
+#[test]
+fn a_long_legend_wraps_inside_the_image() {
+    let data = ChartData {
+        operators: (0..12).map(|i| format!("operator-number-{i}")).collect(),
+        throughput: vec![(1_000_000, vec![1.0; 12])],
+        inflight: vec![],
+        duration: 2_000_000,
+    };
+    let report = Default::default();
+    let one =
+        chart_export::standalone_svg(&chart_export::chart("inflight", &data, &report).unwrap());
+    let many =
+        chart_export::standalone_svg(&chart_export::chart("throughput", &data, &report).unwrap());
+    let height = |svg: &str| -> f64 {
+        let at = svg.find("height=\"").unwrap() + 8;
+        svg[at..at + svg[at..].find('"').unwrap()].parse().unwrap()
+    };
+    assert!(
+        height(&many) > height(&one) + 30.0,
+        "legend lines add height"
+    );
+    let width = 460.0 + 16.0;
+    for x in many.match_indices("<rect x=\"").map(|(i, _)| {
+        let s = &many[i + 9..];
+        s[..s.find('"').unwrap()].parse::<f64>().unwrap()
+    }) {
+        assert!(
+            x < width,
+            "legend swatch at {x} is inside the {width} wide image"
+        );
+    }
+}
