@@ -33,10 +33,15 @@
 //!
 //! Modules: [`document`] (the serde types and the reader, with the defaults table),
 //! [`convert`] (document <-> `JobSpec`), [`link`] (URL fragment encoding), [`presets`]
-//! (named example scenarios), [`error`].
+//! (named example scenarios), [`error`]; for the job editor: [`check`] (every problem of a
+//! draft, tied to its operators and edges), [`edit`] (pure edit operations) and
+//! [`dag_layout`] (the editor's layered diagram).
 
+pub mod check;
 pub mod convert;
+pub mod dag_layout;
 pub mod document;
+pub mod edit;
 pub mod error;
 pub mod link;
 pub mod presets;
