@@ -5,7 +5,8 @@
 //! its own (a field that does not parse is a problem of that operator, which is then
 //! checked with its kind's defaults), then runs the engine's own checks
 //! (`JobSpec::problems`: the messages and paths `to_spec` reports, in the same order, so
-//! the first problem here is the error `to_spec` returns). Each [`Problem`] names its
+//! when the version, duration, config and events parse — as in every editor draft — the
+//! first problem here is the error `to_spec` returns). Each [`Problem`] names its
 //! path (`operators[2].parallelism`, `edges[1].partitioner`, `edges` for a cycle) and the
 //! operator indices and edge indices it concerns: a cycle names every operator and edge
 //! on it. A document with no problems converts with `to_spec`. A problem outside the

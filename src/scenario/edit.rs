@@ -179,6 +179,23 @@ pub fn partitioner_named(name: &str) -> Option<Partitioner> {
     PARTITIONERS.into_iter().find(|p| p.name() == name)
 }
 
+/// The partitioner edge `index` runs with: its own, or Flink's default (`forward`
+/// between equal parallelisms, else `rebalance`) when omitted; `None` for no such edge.
+pub fn effective_partitioner(doc: &Document, index: usize) -> Option<Partitioner> {
+    let e = doc.edges.get(index)?;
+    let par = |id: &str| {
+        let o = doc.operators.iter().find(|o| o.id == id)?;
+        Some(
+            o.parallelism
+                .unwrap_or(super::convert::defaults::PARALLELISM),
+        )
+    };
+    Some(e.partitioner.unwrap_or(match (par(&e.from), par(&e.to)) {
+        (Some(a), Some(b)) if a == b => Partitioner::Forward,
+        _ => Partitioner::Rebalance,
+    }))
+}
+
 /// The per-operator fields the editor sets, by their JSON names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Setting {

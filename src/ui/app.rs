@@ -13,6 +13,9 @@
 //! - Every engine action goes through `Sim::apply` → `Engine::apply`, so it is
 //!   recorded in `spec.events`; Share writes `from_spec(spec)` into `location.hash`
 //!   and copies the URL, warning when it is long.
+//! - "Edit job" opens the job editor on the running document; `RunDocument` replaces the
+//!   run with one of the edited document (t = 0, preset label only if it still matches
+//!   one) and writes its link into `location.hash` as LoadPreset does.
 //! - Keyboard: Space play/pause, → step, ? help, Esc closes help, r reset,
 //!   c trigger a checkpoint, f fail the selected subtask, + / − speed.
 //! - The `run_to` property runs the engine to a virtual time right after loading,
@@ -30,6 +33,7 @@ use super::command::Command;
 use super::components::charts::ChartsPanel;
 use super::components::checkpoints::CheckpointsPanel;
 use super::components::controls::Controls;
+use super::components::editor::Editor;
 use super::components::event_log::EventLog;
 use super::components::header::Header;
 use super::components::help::HelpOverlay;
@@ -90,6 +94,8 @@ pub struct App {
     effective_speed: Option<f64>,
     on_command: Callback<Command>,
     on_select: Callback<Option<usize>>,
+    /// The document the open job editor started from; `None` when it is closed.
+    editor: Option<std::rc::Rc<scenario::Document>>,
 }
 
 fn perf_now() -> f64 {
@@ -210,6 +216,24 @@ impl App {
         });
     }
 
+    /// Runs `sim` instead of the current run, from t = 0, and puts its link in the
+    /// address bar (without a history entry).
+    fn replace_sim(&mut self, ctx: &Context<Self>, sim: Sim) {
+        if ctx.props().use_location {
+            let fragment = sim.link_fragment();
+            if let Some(h) = web_sys::window().and_then(|w| w.history().ok()) {
+                let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&format!("#{fragment}")));
+            }
+        }
+        self.sim = sim;
+        self.playing = false;
+        self.selected_task = None;
+        self.selected_checkpoint = None;
+        self.action_error = None;
+        self.share_note = None;
+        self.frame_stats = FrameStats::default();
+    }
+
     fn apply(&mut self, action: Action) {
         self.action_error = self.sim.apply(action).err();
     }
@@ -246,27 +270,25 @@ impl App {
             Command::LoadPreset(name) => {
                 if let Some(doc) = scenario::preset(&name) {
                     match Sim::new(doc, Some(name)) {
-                        Ok(sim) => {
-                            if ctx.props().use_location {
-                                let fragment = sim.link_fragment();
-                                if let Some(h) = web_sys::window().and_then(|w| w.history().ok()) {
-                                    let _ = h.replace_state_with_url(
-                                        &JsValue::NULL,
-                                        "",
-                                        Some(&format!("#{fragment}")),
-                                    );
-                                }
-                            }
-                            self.sim = sim;
-                            self.playing = false;
-                            self.selected_task = None;
-                            self.selected_checkpoint = None;
-                            self.action_error = None;
-                            self.share_note = None;
-                            self.frame_stats = FrameStats::default();
-                        }
+                        Ok(sim) => self.replace_sim(ctx, sim),
                         Err(e) => self.banner = Some(e),
                     }
+                }
+            }
+            Command::OpenEditor => {
+                let document = &self.sim.document;
+                self.editor
+                    .get_or_insert_with(|| std::rc::Rc::new(document.clone()));
+            }
+            Command::CloseEditor => self.editor = None,
+            Command::RunDocument(doc) => {
+                let preset = preset_of(&doc);
+                match Sim::new(*doc, preset) {
+                    Ok(sim) => {
+                        self.replace_sim(ctx, sim);
+                        self.editor = None;
+                    }
+                    Err(e) => self.action_error = Some(e),
                 }
             }
             Command::ToggleHelp => self.help = !self.help,
@@ -367,6 +389,7 @@ impl Component for App {
             effective_speed: None,
             on_command,
             on_select,
+            editor: None,
         }
     }
 
@@ -454,6 +477,11 @@ impl Component for App {
                     <div class="error-banner" data-testid="error-banner" role="alert">
                         <span>{ message.clone() }</span>
                         <button type="button" class="banner-close" onclick={dismiss} aria-label="Dismiss">{ "×" }</button>
+                    </div>
+                }
+                if let Some(document) = &self.editor {
+                    <div class="editor-slot">
+                        <Editor document={document.clone()} on_command={on_command.clone()} />
                     </div>
                 }
                 <main class="layout">

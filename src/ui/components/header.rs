@@ -3,7 +3,8 @@
 //! Contract: `data-testid="header"` with a single `<h1>` reading "Checkpoint
 //! Playground"; the preset `<select>` is `preset-select` (value = preset name, or
 //! empty for a scenario from a link); the Share button is `share`; the note after a
-//! share (copied / long-link warning) is `share-note`.
+//! share (copied / long-link warning) is `share-note`; "Edit job" (`edit-job`) opens the
+//! job editor.
 
 use yew::prelude::*;
 
@@ -39,6 +40,10 @@ pub fn header(props: &HeaderProps) -> Html {
         let cb = props.on_command.clone();
         Callback::from(move |_: MouseEvent| cb.emit(Command::ToggleHelp))
     };
+    let edit_job = {
+        let cb = props.on_command.clone();
+        Callback::from(move |_: MouseEvent| cb.emit(Command::OpenEditor))
+    };
     let current = props.preset.clone().unwrap_or_default();
     html! {
         <header class="app-header" data-testid="header">
@@ -71,6 +76,10 @@ pub fn header(props: &HeaderProps) -> Html {
                 <button type="button" class="header-button primary" data-testid="share" onclick={share}
                     title="Put this scenario, with everything you did, in the URL and copy the link">
                     { "Share link" }
+                </button>
+                <button type="button" class="header-button" data-testid="edit-job" onclick={edit_job}
+                    title="Edit the job graph: operators, edges, partitioners, parallelism">
+                    { "Edit job" }
                 </button>
                 <button type="button" class="header-button" data-testid="help" onclick={help} title="Keyboard shortcuts (?)">
                     { "?" }
