@@ -9,7 +9,8 @@
 //! unknown operators and self-loops are ignored, and in a cycle the edge that closes it
 //! (found depth-first in document order) is set aside as a *back edge* and listed, so
 //! the layout terminates and cycle members still sit in readable columns. Boxes never
-//! overlap and all lie within `width` × `height`. Deterministic: no hashing, ties keep
+//! overlap and all lie within `width` × `height`. [`DagLayout::edge_ends`] spreads the
+//! edges of a box along its sides, ordered by the box at the other end. Deterministic: no hashing, ties keep
 //! document order.
 
 use super::document::Document;
@@ -97,6 +98,57 @@ impl DagLayout {
             height: MARGIN * 2.0 + tallest as f64 * pitch - ROW_GAP.min(tallest as f64 * ROW_GAP),
         }
     }
+}
+
+impl DagLayout {
+    /// Where each edge of `doc` leaves its source box and enters its target box (`None`
+    /// for an edge naming an unknown operator). An operator's outgoing edges are spread
+    /// down its right side and its incoming edges down its left side, each in the order
+    /// of the box at the other end, so arrows and their labels do not pile up.
+    pub fn edge_ends(&self, doc: &Document) -> Vec<Option<EdgeEnds>> {
+        let index = |id: &str| doc.operators.iter().position(|o| o.id == id);
+        let ends: Vec<Option<(usize, usize)>> = doc
+            .edges
+            .iter()
+            .map(|e| Some((index(&e.from)?, index(&e.to)?)))
+            .collect();
+        // The slot of edge k among its operator's edges on one side, and their count.
+        let slot = |k: usize, mine: &dyn Fn(usize) -> bool, other: &dyn Fn(usize) -> usize| {
+            let mut side: Vec<usize> = (0..ends.len()).filter(|&j| mine(j)).collect();
+            side.sort_by(|&a, &b| {
+                let (na, nb) = (&self.nodes[other(a)], &self.nodes[other(b)]);
+                na.y.total_cmp(&nb.y).then(a.cmp(&b))
+            });
+            let at = side.iter().position(|&j| j == k).unwrap_or(0);
+            (at + 1) as f64 / (side.len() + 1) as f64
+        };
+        (0..ends.len())
+            .map(|k| {
+                let (f, t) = ends[k]?;
+                let src = |j: usize| ends[j].map_or(usize::MAX, |e| e.0);
+                let dst = |j: usize| ends[j].map_or(usize::MAX, |e| e.1);
+                let out = slot(k, &|j| src(j) == f, &dst);
+                let inn = slot(k, &|j| dst(j) == t, &src);
+                let (a, b) = (&self.nodes[f], &self.nodes[t]);
+                Some(EdgeEnds {
+                    x1: a.x + BOX_W,
+                    y1: a.y + BOX_H * out,
+                    x2: b.x,
+                    y2: b.y + BOX_H * inn,
+                })
+            })
+            .collect()
+    }
+}
+
+/// The two ends of an edge: out of the right side of its source box, into the left
+/// side of its target box.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EdgeEnds {
+    pub x1: f64,
+    pub y1: f64,
+    pub x2: f64,
+    pub y2: f64,
 }
 
 /// Edges that close a cycle, found depth-first: from operators without inputs first,
@@ -372,5 +424,49 @@ mod tests {
             l.height
         );
         assert_eq!(l, DagLayout::compute(&d), "deterministic");
+    }
+
+    #[test]
+    fn edges_leave_and_enter_boxes_at_distinct_points_on_their_sides() {
+        use Kind::*;
+        let d = doc(
+            &[
+                ("s", Source),
+                ("a", Map),
+                ("b", Map),
+                ("c", Map),
+                ("out", Sink),
+            ],
+            &[
+                ("s", "a"),
+                ("s", "b"),
+                ("s", "c"),
+                ("a", "out"),
+                ("b", "out"),
+                ("c", "out"),
+                ("c", "nowhere"),
+            ],
+        );
+        let l = DagLayout::compute(&d);
+        let ends = l.edge_ends(&d);
+        assert_eq!(ends[6], None);
+        let ends: Vec<EdgeEnds> = ends.into_iter().flatten().collect();
+        let (s, out) = (&l.nodes[0], &l.nodes[4]);
+        for e in &ends[..3] {
+            assert_eq!(e.x1, s.x + BOX_W);
+            assert!(e.y1 > s.y && e.y1 < s.y + BOX_H);
+        }
+        for e in &ends[3..] {
+            assert_eq!(e.x2, out.x);
+            assert!(e.y2 > out.y && e.y2 < out.y + BOX_H);
+        }
+        // Spread in the order of the boxes at the other end: no crossing at the ports.
+        let by_row = |i: usize| l.nodes[i].y;
+        let mut outs: Vec<(f64, f64)> = (0..3).map(|k| (by_row(k + 1), ends[k].y1)).collect();
+        outs.sort_by(|a, b| a.0.total_cmp(&b.0));
+        assert!(outs.windows(2).all(|w| w[0].1 < w[1].1), "{outs:?}");
+        let mut ins: Vec<(f64, f64)> = (3..6).map(|k| (by_row(k - 2), ends[k].y2)).collect();
+        ins.sort_by(|a, b| a.0.total_cmp(&b.0));
+        assert!(ins.windows(2).all(|w| w[0].1 < w[1].1), "{ins:?}");
     }
 }

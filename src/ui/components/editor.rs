@@ -27,7 +27,7 @@ use yew::prelude::*;
 
 use crate::engine::spec::Partitioner;
 use crate::scenario::check::{problems, Problem};
-use crate::scenario::dag_layout::{DagLayout, BOX_H, BOX_W};
+use crate::scenario::dag_layout::{DagLayout, EdgeEnds, BOX_H, BOX_W};
 use crate::scenario::document::{delivery_name, DELIVERIES, PARTITIONERS};
 use crate::scenario::edit::{self, Setting};
 use crate::scenario::{Document, Kind, ScenarioError};
@@ -75,26 +75,30 @@ fn kind_label(kind: Kind) -> &'static str {
 /// The diagram of the draft, problem boxes and edges outlined.
 fn diagram(doc: &Document, all: &[Problem]) -> Html {
     let layout = DagLayout::compute(doc);
-    let index = |id: &str| doc.operators.iter().position(|o| o.id == id);
+    let ends = layout.edge_ends(doc);
     let edges = doc.edges.iter().enumerate().filter_map(|(k, e)| {
-        let (f, t) = (index(&e.from)?, index(&e.to)?);
-        let (a, b) = (&layout.nodes[f], &layout.nodes[t]);
-        let (x1, y1) = (a.x + BOX_W, a.y + BOX_H / 2.0);
-        let (x2, y2) = (b.x, b.y + BOX_H / 2.0);
-        let path = if f == t || x2 <= x1 {
-            // A back edge (or a self-loop): out of the right side, under both boxes, in
-            // from the left.
-            let low = a.y.max(b.y) + BOX_H + 22.0;
-            format!("M{x1},{y1} C{},{y1} {},{low} {},{low} L{},{low} C{},{low} {},{y2} {x2},{y2}",
-                x1 + 30.0, x1 + 30.0, x1 - 10.0, x2 + 10.0, x2 - 30.0, x2 - 30.0)
+        let EdgeEnds { x1, y1, x2, y2 } = ends[k]?;
+        let path = if x2 <= x1 {
+            // A back edge: out of the right side, under both boxes, in from the left.
+            let low = y1.max(y2) + BOX_H / 2.0 + 24.0;
+            format!(
+                "M{x1},{y1} C{},{y1} {},{low} {},{low} L{},{low} C{},{low} {},{y2} {x2},{y2}",
+                x1 + 30.0,
+                x1 + 30.0,
+                x1 - 10.0,
+                x2 + 10.0,
+                x2 - 30.0,
+                x2 - 30.0
+            )
         } else {
             let mid = (x1 + x2) / 2.0;
             format!("M{x1},{y1} C{mid},{y1} {mid},{y2} {x2},{y2}")
         };
-        let label_at = if x2 <= x1 {
-            ((x1 + x2) / 2.0, a.y.max(b.y) + BOX_H + 18.0)
+        // The label sits just before the arrowhead, where the edge has its own port.
+        let (label_x, label_y, anchor) = if x2 <= x1 {
+            ((x1 + x2) / 2.0, y1.max(y2) + BOX_H / 2.0 + 20.0, "middle")
         } else {
-            ((x1 + x2) / 2.0, (y1 + y2) / 2.0 - 4.0)
+            (x2 - 10.0, y2 - 3.0, "end")
         };
         let mine: Vec<&Problem> = all.iter().filter(|p| p.edges.contains(&k)).collect();
         let bad = !mine.is_empty();
@@ -108,7 +112,7 @@ fn diagram(doc: &Document, all: &[Problem]) -> Html {
             <g class={classes!("ed-edge", bad.then_some("ed-bad"))} data-problem={bad.to_string()}>
                 <title>{ title }</title>
                 <path d={path} marker-end={if bad { "url(#ed-arrow-bad)" } else { "url(#ed-arrow)" }} />
-                <text x={label_at.0.to_string()} y={label_at.1.to_string()} text-anchor="middle">{ partitioner }</text>
+                <text x={label_x.to_string()} y={label_y.to_string()} text-anchor={anchor}>{ partitioner }</text>
             </g>
         })
     });
@@ -134,10 +138,19 @@ fn diagram(doc: &Document, all: &[Problem]) -> Html {
             </g>
         }
     });
-    let (w, h) = (layout.width.max(200.0), layout.height.max(60.0) + 30.0);
+    // Room on the right and below for the loops of back edges (cycles).
+    let loops = if layout.back_edges.is_empty() {
+        0.0
+    } else {
+        40.0
+    };
+    let (w, h) = (
+        layout.width.max(200.0) + loops,
+        layout.height.max(60.0) + 30.0,
+    );
     html! {
         <svg class="ed-svg" data-testid="editor-diagram" viewBox={format!("0 0 {w} {h}")}
-            width={w.to_string()} height={h.to_string()} role="img" aria-label="Draft job graph">
+            style={format!("max-width: {w}px")} role="img" aria-label="Draft job graph">
             <defs>
                 <marker id="ed-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
                     <path d="M0,0 L10,5 L0,10 z" class="ed-arrowhead" />
