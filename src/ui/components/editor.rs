@@ -432,7 +432,7 @@ pub fn editor(props: &EditorProps) -> Html {
         n => Some(format!("Fix the {n} problems above to run this job.")),
     };
     html! {
-        <Panel id="editor" title="Edit job" testid="editor" class="area-editor"
+        <Panel id="editor" title="Edit job" testid="editor" class="editor-panel"
             description="Change the job graph of this scenario. Running it starts a new run from t = 0 with the same name, settings and seed; the link then carries the edited job.">
             <div class="ed-layout">
                 <div class="ed-diagram">{ diagram(draft, &all) }</div>
