@@ -332,3 +332,205 @@ async fn every_chart_has_copy_buttons() {
     handle.destroy();
     yew::scheduler::flush().await;
 }
+
+// ---- the job editor ------------------------------------------------------------------
+
+/// Sets a field's value and fires a bubbling `change`, as a user's edit does.
+fn change(root: &Element, testid: &str, value: &str) {
+    let el = by_testid(root, testid);
+    if let Some(select) = el.dyn_ref::<web_sys::HtmlSelectElement>() {
+        select.set_value(value);
+        assert_eq!(select.value(), value, "{testid} has an option {value:?}");
+    } else {
+        el.dyn_ref::<web_sys::HtmlInputElement>()
+            .expect("an input or a select")
+            .set_value(value);
+    }
+    let document = web_sys::window().unwrap().document().unwrap();
+    let event = document.create_event("Event").unwrap();
+    event.init_event_with_bubbles("change", true);
+    el.dispatch_event(&event).unwrap();
+}
+
+fn problem_texts(root: &Element) -> Vec<String> {
+    all(root, "[data-testid=\"editor-problem\"]")
+        .iter()
+        .map(|p| p.text_content().unwrap())
+        .collect()
+}
+
+fn apply_disabled(root: &Element) -> bool {
+    by_testid(root, "editor-apply").has_attribute("disabled")
+}
+
+#[wasm_bindgen_test]
+async fn the_editor_adds_and_connects_an_operator_and_the_new_run_s_link_carries_it() {
+    let root = fresh_root();
+    let handle = ui::mount_with(
+        root.clone(),
+        AppProps {
+            link: Some(preset_link("healthy").into()),
+            run_to: Some(3_000_000),
+            use_location: true,
+        },
+    );
+    yew::scheduler::flush().await;
+    assert!(root
+        .query_selector("[data-testid=\"editor\"]")
+        .unwrap()
+        .is_none());
+    click(&root, "edit-job");
+    yew::scheduler::flush().await;
+    by_testid(&root, "editor");
+    assert!(problem_texts(&root).is_empty() && !apply_disabled(&root));
+    by_testid(&root, "editor-node-src");
+
+    change(&root, "editor-add-kind", "flat_map");
+    yew::scheduler::flush().await;
+    click(&root, "editor-add");
+    yew::scheduler::flush().await;
+    let node = by_testid(&root, "editor-node-flatmap");
+    assert_eq!(node.get_attribute("data-problem").as_deref(), Some("true"));
+    assert_eq!(
+        problem_texts(&root),
+        [
+            "operators[3]: 'flatmap' has no input",
+            "operators[3]: 'flatmap' has no output (end the path in a sink)"
+        ]
+    );
+    assert!(apply_disabled(&root), "a dangling operator cannot run");
+
+    for (from, to, partitioner) in [("src", "flatmap", "hash"), ("flatmap", "out", "")] {
+        change(&root, "editor-connect-from", from);
+        change(&root, "editor-connect-to", to);
+        change(&root, "editor-connect-partitioner", partitioner);
+        yew::scheduler::flush().await;
+        click(&root, "editor-connect");
+        yew::scheduler::flush().await;
+    }
+    change(&root, "editor-op-flatmap-parallelism", "3");
+    change(&root, "editor-op-flatmap-fan_out", "4");
+    yew::scheduler::flush().await;
+    assert_eq!(problem_texts(&root), Vec::<String>::new());
+    by_testid(&root, "editor-ok");
+    assert!(!apply_disabled(&root));
+    assert_eq!(
+        by_testid(&root, "editor-node-flatmap")
+            .get_attribute("data-problem")
+            .as_deref(),
+        Some("false")
+    );
+
+    click(&root, "editor-apply");
+    yew::scheduler::flush().await;
+    assert!(
+        root.query_selector("[data-testid=\"editor\"]")
+            .unwrap()
+            .is_none(),
+        "the editor closes"
+    );
+    assert!(
+        by_testid(&root, "clock")
+            .text_content()
+            .unwrap()
+            .contains("0.0s"),
+        "a new run from t = 0"
+    );
+    let select: web_sys::HtmlSelectElement = by_testid(&root, "preset-select").dyn_into().unwrap();
+    assert_eq!(select.value(), "", "no longer the healthy preset");
+    let location = web_sys::window().unwrap().location();
+    let doc = scenario::decode_link(&location.hash().unwrap()).expect("the link decodes");
+    let flatmap = doc
+        .operators
+        .iter()
+        .find(|o| o.id == "flatmap")
+        .expect("the link carries the new operator");
+    assert_eq!(
+        (flatmap.kind, flatmap.parallelism, flatmap.fan_out),
+        (scenario::Kind::FlatMap, Some(3), Some(4))
+    );
+    let edges: Vec<(String, String)> = doc
+        .edges
+        .iter()
+        .map(|e| (e.from.clone(), e.to.clone()))
+        .collect();
+    assert!(edges.contains(&("src".into(), "flatmap".into())));
+    assert!(edges.contains(&("flatmap".into(), "out".into())));
+    assert_eq!(doc.name, scenario::preset("healthy").unwrap().name);
+
+    web_sys::window()
+        .unwrap()
+        .history()
+        .unwrap()
+        .replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some("#"))
+        .unwrap();
+    handle.destroy();
+    yew::scheduler::flush().await;
+}
+
+#[wasm_bindgen_test]
+async fn an_invalid_draft_shows_its_problems_inline_and_cannot_run() {
+    let root = fresh_root();
+    let handle = ui::mount_with(root.clone(), props(&preset_link("healthy"), None));
+    yew::scheduler::flush().await;
+    click(&root, "edit-job");
+    yew::scheduler::flush().await;
+
+    // map (×2) -> out (×1) forced to forward; a cycle map -> map2 -> map.
+    change(&root, "editor-edge-1-partitioner", "forward");
+    click(&root, "editor-add");
+    yew::scheduler::flush().await;
+    for (from, to) in [("map", "map2"), ("map2", "map")] {
+        change(&root, "editor-connect-from", from);
+        change(&root, "editor-connect-to", to);
+        yew::scheduler::flush().await;
+        click(&root, "editor-connect");
+        yew::scheduler::flush().await;
+    }
+    assert_eq!(
+        problem_texts(&root),
+        [
+            "edges[1].partitioner: forward edge map -> out joins different parallelisms (2 vs 1); use rebalance or rescale",
+            "edges: the graph has a cycle through 'map' -> 'map2' -> 'map'",
+        ]
+    );
+    assert!(apply_disabled(&root));
+    let title = by_testid(&root, "editor-apply")
+        .get_attribute("title")
+        .unwrap();
+    assert!(title.contains("Fix the 2 problems"), "{title}");
+    for id in ["map", "map2"] {
+        let node = by_testid(&root, &format!("editor-node-{id}"));
+        assert_eq!(node.get_attribute("data-problem").as_deref(), Some("true"));
+        assert!(
+            node.text_content().unwrap().contains("cycle"),
+            "reason on hover"
+        );
+    }
+    assert_eq!(
+        by_testid(&root, "editor-node-src")
+            .get_attribute("data-problem")
+            .as_deref(),
+        Some("false")
+    );
+
+    // A value that does not parse is refused with its path; the draft is unchanged.
+    change(&root, "editor-op-src-rate", "fast");
+    yew::scheduler::flush().await;
+    assert_eq!(
+        by_testid(&root, "editor-note").text_content().unwrap(),
+        "operators[0].rate: 'fast' is not a number"
+    );
+    assert_eq!(problem_texts(&root).len(), 2);
+
+    click(&root, "editor-discard");
+    yew::scheduler::flush().await;
+    assert!(root
+        .query_selector("[data-testid=\"editor\"]")
+        .unwrap()
+        .is_none());
+    let select: web_sys::HtmlSelectElement = by_testid(&root, "preset-select").dyn_into().unwrap();
+    assert_eq!(select.value(), "healthy", "discarding keeps the run");
+    handle.destroy();
+    yew::scheduler::flush().await;
+}

@@ -4,7 +4,8 @@
 //! This is the engine's own input type. The scenario layer (`crate::scenario`) parses the
 //! versioned JSON document and the URL into a [`JobSpec`]; the engine never sees JSON.
 //! [`JobSpec::validate`] checks what the engine relies on (known endpoints, no cycle,
-//! forward edges between equal parallelisms, numbers in range) and names the offending part.
+//! forward edges between equal parallelisms, numbers in range) and names the offending part;
+//! [`JobSpec::problems`] lists every such problem (for the job editor), `validate` is its first.
 
 use super::config::EngineConfig;
 use super::time::Micros;
@@ -168,69 +169,82 @@ impl JobSpec {
     }
 
     /// Checks everything the engine relies on; the error names the offending field.
+    /// It is the first of [`JobSpec::problems`].
     pub fn validate(&self) -> Result<(), SpecError> {
-        let fail = |path: String, message: String| Err(SpecError { path, message });
+        match self.problems().into_iter().next() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Every problem of the job, in the order `validate` checks them (operators, edges,
+    /// dangling operators, cycle, config, events), each naming its field by path. Unlike
+    /// `validate` it does not stop at the first, so an editor can show them all; edges
+    /// with an unknown endpoint are left out of the later graph checks.
+    pub fn problems(&self) -> Vec<SpecError> {
+        let mut out = Vec::new();
+        let mut fail = |path: String, message: String| out.push(SpecError { path, message });
         if self.operators.is_empty() {
-            return fail(
+            fail(
                 "operators".into(),
                 "a job needs at least one operator".into(),
             );
         }
         if self.operators.len() > 64 {
-            return fail("operators".into(), "at most 64 operators".into());
+            fail("operators".into(), "at most 64 operators".into());
         }
         if self.duration == 0 || self.duration > 24 * 3600 * 1_000_000 {
-            return fail("duration".into(), "must be between 1us and 24h".into());
+            fail("duration".into(), "must be between 1us and 24h".into());
         }
         for (i, op) in self.operators.iter().enumerate() {
             let p = |f: &str| format!("operators[{i}].{f}");
             if op.id.is_empty() || op.id.len() > 64 {
-                return fail(p("id"), "must be 1 to 64 characters".into());
+                fail(p("id"), "must be 1 to 64 characters".into());
             }
             if self.operators[..i].iter().any(|o| o.id == op.id) {
-                return fail(p("id"), format!("duplicate operator id '{}'", op.id));
+                fail(p("id"), format!("duplicate operator id '{}'", op.id));
             }
             if !(1..=32).contains(&op.parallelism) {
-                return fail(
+                fail(
                     p("parallelism"),
                     format!("{} is out of range (1 to 32)", op.parallelism),
                 );
             }
             if op.cost > 10_000_000 {
-                return fail(p("cost"), "at most 10s per record".into());
+                fail(p("cost"), "at most 10s per record".into());
             }
             match &op.kind {
                 OperatorKind::Source(s) => {
                     if !(s.rate > 0.0 && s.rate <= 1_000_000.0) {
-                        return fail(
+                        fail(
                             p("rate"),
                             format!("{} is out of range (0 < rate <= 1000000)", s.rate),
                         );
                     }
                     if !(1..=1_000_000).contains(&s.record_size) {
-                        return fail(p("record_size"), "must be 1b to 1mb".into());
+                        fail(p("record_size"), "must be 1b to 1mb".into());
                     }
                     if !(1..=1_000_000).contains(&s.keys) {
-                        return fail(p("keys"), "must be 1 to 1000000".into());
+                        fail(p("keys"), "must be 1 to 1000000".into());
                     }
                     if !(0.0..1.0).contains(&s.skew) {
-                        return fail(p("skew"), "must be in [0, 1)".into());
+                        fail(p("skew"), "must be in [0, 1)".into());
                     }
                     if s.records == Some(0) || s.records.is_some_and(|r| r > 100_000_000) {
-                        return fail(
+                        fail(
                             p("records"),
                             "must be 1 to 100000000 (omit for unbounded)".into(),
                         );
                     }
                     if s.retention == Some(0) {
-                        return fail(
+                        fail(
                             p("retention"),
                             "must be positive (omit for infinite)".into(),
                         );
                     }
                 }
                 OperatorKind::FlatMap { fan_out } if !(1..=1000).contains(fan_out) => {
-                    return fail(
+                    fail(
                         p("fan_out"),
                         format!("{fan_out} is out of range (1 to 1000)"),
                     );
@@ -241,28 +255,31 @@ impl JobSpec {
         for (i, e) in self.edges.iter().enumerate() {
             let p = |f: &str| format!("edges[{i}].{f}");
             let Some(from) = self.operator_index(&e.from) else {
-                return fail(p("from"), format!("unknown operator '{}'", e.from));
+                fail(p("from"), format!("unknown operator '{}'", e.from));
+                continue;
             };
             let Some(to) = self.operator_index(&e.to) else {
-                return fail(p("to"), format!("unknown operator '{}'", e.to));
+                fail(p("to"), format!("unknown operator '{}'", e.to));
+                continue;
             };
             if from == to {
-                return fail(p("to"), format!("'{}' cannot feed itself", e.to));
+                fail(p("to"), format!("'{}' cannot feed itself", e.to));
+                continue;
             }
             if self.edges[..i]
                 .iter()
                 .any(|o| o.from == e.from && o.to == e.to)
             {
-                return fail(p("to"), format!("duplicate edge {} -> {}", e.from, e.to));
+                fail(p("to"), format!("duplicate edge {} -> {}", e.from, e.to));
             }
             if matches!(self.operators[to].kind, OperatorKind::Source(_)) {
-                return fail(
+                fail(
                     p("to"),
                     format!("'{}' is a source and takes no input", e.to),
                 );
             }
             if matches!(self.operators[from].kind, OperatorKind::Sink { .. }) {
-                return fail(
+                fail(
                     p("from"),
                     format!("'{}' is a sink and has no output", e.from),
                 );
@@ -272,7 +289,7 @@ impl JobSpec {
                 self.operators[to].parallelism,
             );
             if e.partitioner == Partitioner::Forward && pf != pt {
-                return fail(
+                fail(
                     p("partitioner"),
                     format!("forward edge {} -> {} joins different parallelisms ({pf} vs {pt}); use rebalance or rescale", e.from, e.to),
                 );
@@ -285,7 +302,7 @@ impl JobSpec {
             match op.kind {
                 OperatorKind::Source(_) => {
                     if outputs == 0 {
-                        return fail(
+                        fail(
                             p,
                             format!("source '{}' is not connected to anything", op.id),
                         );
@@ -293,15 +310,15 @@ impl JobSpec {
                 }
                 OperatorKind::Sink { .. } => {
                     if inputs == 0 {
-                        return fail(p, format!("sink '{}' has no input", op.id));
+                        fail(p, format!("sink '{}' has no input", op.id));
                     }
                 }
                 _ => {
                     if inputs == 0 {
-                        return fail(p, format!("'{}' has no input", op.id));
+                        fail(p.clone(), format!("'{}' has no input", op.id));
                     }
                     if outputs == 0 {
-                        return fail(
+                        fail(
                             p,
                             format!("'{}' has no output (end the path in a sink)", op.id),
                         );
@@ -309,32 +326,36 @@ impl JobSpec {
                 }
             }
         }
-        if let Some(cycle_at) = self.find_cycle() {
-            return fail(
+        if let Some(cycle) = self.cycle() {
+            let mut names: Vec<String> = cycle
+                .iter()
+                .map(|&i| format!("'{}'", self.operators[i].id))
+                .collect();
+            names.push(names[0].clone());
+            fail(
                 "edges".into(),
-                format!("the graph has a cycle through '{cycle_at}'"),
+                format!("the graph has a cycle through {}", names.join(" -> ")),
             );
         }
-        self.config.validate().map_err(|e| SpecError {
-            path: format!("config.{}", e.key),
-            message: e.message,
-        })?;
+        if let Err(e) = self.config.validate() {
+            fail(format!("config.{}", e.key), e.message);
+        }
         for (i, ev) in self.events.iter().enumerate() {
             let p = format!("events[{i}]");
             if ev.at > self.duration {
-                return fail(format!("{p}.at"), "is after the end of the run".into());
+                fail(format!("{p}.at"), "is after the end of the run".into());
             }
             let known = |id: &str| self.operator_index(id);
             match &ev.action {
                 Action::SetCost { operator, cost } => {
                     if known(operator).is_none() {
-                        return fail(
+                        fail(
                             format!("{p}.set_cost.operator"),
                             format!("unknown operator '{operator}'"),
                         );
                     }
                     if *cost > 10_000_000 {
-                        return fail(
+                        fail(
                             format!("{p}.set_cost.cost"),
                             "at most 10s per record".into(),
                         );
@@ -343,50 +364,41 @@ impl JobSpec {
                 Action::SetRate { operator, rate } => match known(operator) {
                     Some(o) if matches!(self.operators[o].kind, OperatorKind::Source(_)) => {
                         if !(*rate > 0.0 && *rate <= 1_000_000.0) {
-                            return fail(
+                            fail(
                                 format!("{p}.set_rate.rate"),
                                 "out of range (0 < rate <= 1000000)".into(),
                             );
                         }
                     }
-                    Some(_) => {
-                        return fail(
-                            format!("{p}.set_rate.operator"),
-                            format!("'{operator}' is not a source"),
-                        )
-                    }
-                    None => {
-                        return fail(
-                            format!("{p}.set_rate.operator"),
-                            format!("unknown operator '{operator}'"),
-                        )
-                    }
+                    Some(_) => fail(
+                        format!("{p}.set_rate.operator"),
+                        format!("'{operator}' is not a source"),
+                    ),
+                    None => fail(
+                        format!("{p}.set_rate.operator"),
+                        format!("unknown operator '{operator}'"),
+                    ),
                 },
                 Action::Fail { operator, subtask } => match known(operator) {
                     Some(o) if *subtask < self.operators[o].parallelism => {}
-                    Some(o) => {
-                        return fail(
-                            format!("{p}.fail.subtask"),
-                            format!(
-                                "'{operator}' has subtasks 0 to {}",
-                                self.operators[o].parallelism - 1
-                            ),
-                        )
-                    }
-                    None => {
-                        return fail(
-                            format!("{p}.fail.operator"),
-                            format!("unknown operator '{operator}'"),
-                        )
-                    }
+                    Some(o) => fail(
+                        format!("{p}.fail.subtask"),
+                        format!(
+                            "'{operator}' has subtasks 0 to {}",
+                            self.operators[o].parallelism.saturating_sub(1)
+                        ),
+                    ),
+                    None => fail(
+                        format!("{p}.fail.operator"),
+                        format!("unknown operator '{operator}'"),
+                    ),
                 },
                 Action::TriggerCheckpoint => {}
                 Action::SetConfig { key, value } => {
                     let mut probe = self.config.clone();
-                    probe.set(key, value).map_err(|e| SpecError {
-                        path: format!("{p}.set_config"),
-                        message: e.to_string(),
-                    })?;
+                    if let Err(e) = probe.set(key, value) {
+                        fail(format!("{p}.set_config"), e.to_string());
+                    }
                 }
                 Action::SetPartitioner {
                     from,
@@ -395,17 +407,15 @@ impl JobSpec {
                 } => {
                     let Some(edge) = self.edges.iter().find(|e| &e.from == from && &e.to == to)
                     else {
-                        return fail(
+                        fail(
                             format!("{p}.set_partitioner"),
                             format!("no edge {from} -> {to}"),
                         );
+                        continue;
                     };
-                    let (pf, pt) = (
-                        self.operators[self.operator_index(&edge.from).unwrap()].parallelism,
-                        self.operators[self.operator_index(&edge.to).unwrap()].parallelism,
-                    );
-                    if *partitioner == Partitioner::Forward && pf != pt {
-                        return fail(
+                    let par = |id: &str| known(id).map(|o| self.operators[o].parallelism);
+                    if *partitioner == Partitioner::Forward && par(&edge.from) != par(&edge.to) {
+                        fail(
                             format!("{p}.set_partitioner.partitioner"),
                             "forward needs equal parallelisms".into(),
                         );
@@ -413,7 +423,51 @@ impl JobSpec {
                 }
             }
         }
-        Ok(())
+        out
+    }
+
+    /// The operators (indices) of one cycle, in edge order, or `None` for an acyclic
+    /// graph. Self-loops and edges with an unknown endpoint are ignored (`problems`
+    /// reports those separately). Deterministic: depth-first in operator and edge order.
+    pub fn cycle(&self) -> Option<Vec<usize>> {
+        let n = self.operators.len();
+        let mut succ = vec![Vec::new(); n];
+        for e in &self.edges {
+            if let (Some(f), Some(t)) = (self.operator_index(&e.from), self.operator_index(&e.to)) {
+                if f != t {
+                    succ[f].push(t);
+                }
+            }
+        }
+        // 0 = unvisited, 1 = on the current path, 2 = done.
+        let mut state = vec![0u8; n];
+        for root in 0..n {
+            if state[root] != 0 {
+                continue;
+            }
+            let mut path: Vec<(usize, usize)> = vec![(root, 0)];
+            state[root] = 1;
+            while let Some((node, next)) = path.last().copied() {
+                if let Some(&t) = succ[node].get(next) {
+                    path.last_mut().expect("non-empty path").1 += 1;
+                    match state[t] {
+                        0 => {
+                            state[t] = 1;
+                            path.push((t, 0));
+                        }
+                        1 => {
+                            let start = path.iter().position(|&(v, _)| v == t)?;
+                            return Some(path[start..].iter().map(|&(v, _)| v).collect());
+                        }
+                        _ => {}
+                    }
+                } else {
+                    state[node] = 2;
+                    path.pop();
+                }
+            }
+        }
+        None
     }
 
     /// Operators in an order where every edge points forward; `None` if there is a cycle.
@@ -438,28 +492,5 @@ impl JobSpec {
             }
         }
         (order.len() == n).then_some(order)
-    }
-
-    fn find_cycle(&self) -> Option<String> {
-        if self.topological_order().is_some() {
-            return None;
-        }
-        // Report an operator that is still blocked: one on (or behind) the cycle.
-        let n = self.operators.len();
-        let idx = |id: &str| self.operator_index(id).expect("validated endpoint");
-        let mut indegree = vec![0usize; n];
-        for e in &self.edges {
-            indegree[idx(&e.to)] += 1;
-        }
-        let mut removed = vec![false; n];
-        while let Some(i) = (0..n).find(|&i| !removed[i] && indegree[i] == 0) {
-            removed[i] = true;
-            for e in self.edges.iter().filter(|e| idx(&e.from) == i) {
-                indegree[idx(&e.to)] -= 1;
-            }
-        }
-        (0..n)
-            .find(|&i| !removed[i])
-            .map(|i| self.operators[i].id.clone())
     }
 }

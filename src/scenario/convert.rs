@@ -67,6 +67,17 @@ fn default_partitioner(ops: &[OperatorSpec], from: &str, to: &str) -> Partitione
 
 /// The engine job a document describes, validated.
 pub fn to_spec(doc: &Document) -> Result<JobSpec, ScenarioError> {
+    let spec = unvalidated_spec(doc)?;
+    spec.validate()?;
+    if let Some(guide) = &doc.guide {
+        super::guide::check(guide, doc)?;
+    }
+    Ok(spec)
+}
+
+/// The engine job a document describes, with every field parsed and defaulted but the
+/// job not yet validated (`check` lists all its problems from here).
+pub(crate) fn unvalidated_spec(doc: &Document) -> Result<JobSpec, ScenarioError> {
     if doc.version != CURRENT_VERSION {
         return Err(ScenarioError::new(
             "version",
@@ -133,7 +144,7 @@ pub fn to_spec(doc: &Document) -> Result<JobSpec, ScenarioError> {
         };
         events.push(TimedAction { at, action });
     }
-    let spec = JobSpec {
+    Ok(JobSpec {
         name: doc.name.clone(),
         seed: doc.seed,
         duration,
@@ -141,12 +152,7 @@ pub fn to_spec(doc: &Document) -> Result<JobSpec, ScenarioError> {
         operators,
         edges,
         events,
-    };
-    spec.validate()?;
-    if let Some(guide) = &doc.guide {
-        super::guide::check(guide, doc)?;
-    }
-    Ok(spec)
+    })
 }
 
 fn build_config(doc: &Document) -> Result<EngineConfig, ScenarioError> {
@@ -180,7 +186,7 @@ pub(crate) fn config_error(path: impl Into<String>, key: &str, e: ConfigError) -
     ScenarioError::new(path, message)
 }
 
-fn operator_spec(o: &OperatorDoc, path: &str) -> Result<OperatorSpec, ScenarioError> {
+pub(crate) fn operator_spec(o: &OperatorDoc, path: &str) -> Result<OperatorSpec, ScenarioError> {
     let at = |f: &str| format!("{path}.{f}");
     let cost = match &o.cost {
         Some(c) => duration_at(c, at("cost"))?,

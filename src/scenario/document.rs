@@ -325,7 +325,7 @@ pub fn delivery_name(d: SinkDelivery) -> &'static str {
     }
 }
 
-const DELIVERIES: [SinkDelivery; 3] = [
+pub const DELIVERIES: [SinkDelivery; 3] = [
     SinkDelivery::TwoPhaseCommit,
     SinkDelivery::Idempotent,
     SinkDelivery::AtLeastOnce,
@@ -338,7 +338,7 @@ fn delivery_opt<S: Serializer>(v: &Option<SinkDelivery>, s: S) -> Result<S::Ok, 
     }
 }
 
-const PARTITIONERS: [Partitioner; 5] = [
+pub const PARTITIONERS: [Partitioner; 5] = [
     Partitioner::Forward,
     Partitioner::Rebalance,
     Partitioner::Rescale,

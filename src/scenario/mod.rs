@@ -33,10 +33,16 @@
 //!
 //! Modules: [`document`] (the serde types and the reader, with the defaults table),
 //! [`convert`] (document <-> `JobSpec`), [`link`] (URL fragment encoding), [`presets`]
-//! (named example scenarios), [`file`] (export / import as a JSON file), [`error`].
+//! (named example scenarios), [`file`] (export / import as a JSON file), [`guide`] (what a
+//! preset teaches and promises), [`error`]; for the job editor: [`check`] (every problem of a
+//! draft, tied to its operators and edges), [`edit`] (pure edit operations) and
+//! [`dag_layout`] (the editor's layered diagram).
 
+pub mod check;
 pub mod convert;
+pub mod dag_layout;
 pub mod document;
+pub mod edit;
 pub mod error;
 pub mod file;
 pub mod guide;

@@ -13,6 +13,9 @@
 //! - Every engine action goes through `Sim::apply` → `Engine::apply`, so it is
 //!   recorded in `spec.events`; Share writes `from_spec(spec)` into `location.hash`
 //!   and copies the URL, warning when it is long.
+//! - "Edit job" opens the job editor on the running document; `RunDocument` replaces the
+//!   run with one of the edited document (t = 0, preset label only if it still matches
+//!   one) and writes its link into `location.hash` as LoadPreset does.
 //! - Keyboard: Space play/pause, → step, ? help, Esc closes help, r reset,
 //!   n next checkpoint step, c trigger a checkpoint, f fail the selected subtask, + / − speed.
 //! - The `run_to` property runs the engine to a virtual time right after loading,
@@ -40,6 +43,7 @@ use super::command::{ChartFormat, Command};
 use super::components::charts::ChartsPanel;
 use super::components::checkpoints::CheckpointsPanel;
 use super::components::controls::Controls;
+use super::components::editor::Editor;
 use super::components::event_log::EventLog;
 use super::components::guide::GuidePanel;
 use super::components::header::Header;
@@ -112,6 +116,8 @@ pub struct App {
     import_open: bool,
     import_error: Option<String>,
     chart_note: Option<String>,
+    /// The document the open job editor started from; `None` when it is closed.
+    editor: Option<std::rc::Rc<scenario::Document>>,
 }
 
 fn perf_now() -> f64 {
@@ -217,7 +223,8 @@ impl App {
         });
     }
 
-    /// Runs `sim` instead of the current run: a fresh start, its link in the address bar.
+    /// Runs `sim` instead of the current run, from t = 0, and puts its link in the
+    /// address bar (without a history entry).
     fn replace_sim(&mut self, ctx: &Context<Self>, sim: Sim) {
         if ctx.props().use_location {
             let fragment = sim.link_fragment();
@@ -299,6 +306,24 @@ impl App {
                 };
                 if let Err(e) = doc.and_then(|d| self.open(ctx, d, Some(name))) {
                     self.banner = Some(e);
+                }
+            }
+            Command::OpenEditor => {
+                let document = &self.sim.document;
+                // An edited job is a new scenario: the preset's guide and its promises
+                // no longer apply (an unchanged job is still recognised as the preset).
+                self.editor.get_or_insert_with(|| {
+                    let mut draft = document.clone();
+                    draft.guide = None;
+                    std::rc::Rc::new(draft)
+                });
+            }
+            Command::CloseEditor => self.editor = None,
+            Command::RunDocument(doc) => {
+                let preset = preset_of(&doc);
+                match self.open(ctx, *doc, preset) {
+                    Ok(()) => self.editor = None,
+                    Err(e) => self.action_error = Some(e),
                 }
             }
             Command::ToggleHelp => self.help = !self.help,
@@ -508,6 +533,7 @@ impl Component for App {
             import_open: false,
             import_error: None,
             chart_note: None,
+            editor: None,
         }
     }
 
@@ -603,6 +629,11 @@ impl Component for App {
                     <div class="error-banner" data-testid="error-banner" role="alert">
                         <span>{ message.clone() }</span>
                         <button type="button" class="banner-close" onclick={dismiss} aria-label="Dismiss">{ "×" }</button>
+                    </div>
+                }
+                if let Some(document) = &self.editor {
+                    <div class="editor-slot">
+                        <Editor document={document.clone()} on_command={on_command.clone()} />
                     </div>
                 }
                 <main class="layout">

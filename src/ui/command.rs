@@ -5,6 +5,7 @@
 //! are recorded in the scenario's events and replay from a shared link.
 
 use crate::engine::spec::Action;
+use crate::scenario::Document;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Command {
@@ -39,6 +40,12 @@ pub enum Command {
     ImportJson(String),
     /// Copy the chart `chart-<name>` to the clipboard in this format.
     CopyChart(&'static str, ChartFormat),
+    /// Open the job editor on a draft of the running document.
+    OpenEditor,
+    /// Close the job editor, dropping its draft.
+    CloseEditor,
+    /// Replace the run with a new one of this (edited) document, from t = 0.
+    RunDocument(Box<Document>),
 }
 
 /// How a chart is copied.

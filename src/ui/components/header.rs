@@ -5,7 +5,8 @@
 //! empty for a scenario from a link); the Share button is `share`; the note after a
 //! share (copied / long-link warning) is `share-note`, also used for the outcome of
 //! Export JSON (`export-json`) and Copy JSON (`copy-json`, shown only where the page
-//! has a clipboard). `import-json` opens the import dialog.
+//! has a clipboard). `import-json` opens the import dialog; "Edit job" (`edit-job`)
+//! opens the job editor.
 
 use yew::prelude::*;
 
@@ -123,6 +124,10 @@ pub fn header(props: &HeaderProps) -> Html {
                 <button type="button" class="header-button" data-testid="import-json" onclick={emit(Command::ToggleImport)}
                     title="Open a scenario JSON file or pasted JSON in place of this run">
                     { "Import…" }
+                </button>
+                <button type="button" class="header-button" data-testid="edit-job" onclick={emit(Command::OpenEditor)}
+                    title="Edit the job graph: operators, edges, partitioners, parallelism">
+                    { "Edit job" }
                 </button>
                 <button type="button" class="header-button" data-testid="help" onclick={help} title="Keyboard shortcuts (?)">
                     { "?" }

@@ -19,10 +19,12 @@
 //! | [`help::HelpOverlay`] | `help-overlay` |
 //! | [`guide::GuidePanel`] | `guide`; `guide-promises`, `guide-promise` (`data-status`), `guide-try-<i>`, `guide-try-base` |
 //! | [`import_dialog::ImportDialog`] | `import-dialog`; `import-file`, `import-text`, `import-open`, `import-cancel`, `import-error` |
+//! | [`editor::Editor`] | `editor` (opened by `edit-job` in the header); `editor-problem`, `editor-apply`, `editor-discard`, `editor-op-<id>`, … (see the module) |
 
 pub mod charts;
 pub mod checkpoints;
 pub mod controls;
+pub mod editor;
 pub mod event_log;
 pub mod guide;
 pub mod header;
