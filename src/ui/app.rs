@@ -17,6 +17,9 @@
 //!   c trigger a checkpoint, f fail the selected subtask, + / − speed.
 //! - The `run_to` property runs the engine to a virtual time right after loading,
 //!   without animation frames (browser tests).
+//! - Time travel: `Command::Seek` pauses and seeks on the next animation frame, to the
+//!   latest target only (a drag seeks at most once a frame); a seek that replays more
+//!   than [`LONG_SEEK`] first shows "computing" for a frame.
 
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
@@ -37,6 +40,7 @@ use super::components::inspector::Inspector;
 use super::components::job_graph::JobGraphPanel;
 use super::components::settings::SettingsPanel;
 use super::components::sinks_recovery::SinksRecoveryPanel;
+use super::components::timeline::Timeline;
 use super::sim::{FrameStats, Sim, FRAME_BUDGET_MS};
 
 /// Properties of [`App`]; the page mounts it with the defaults.
@@ -90,7 +94,13 @@ pub struct App {
     effective_speed: Option<f64>,
     on_command: Callback<Command>,
     on_select: Callback<Option<usize>>,
+    /// A seek waiting for the next animation frame, and whether "computing" shows.
+    pending_seek: Option<Micros>,
+    seek_computing: bool,
 }
+
+/// Seeks that replay more virtual time than this show "computing" first.
+const LONG_SEEK: Micros = 3_000_000;
 
 fn perf_now() -> f64 {
     web_sys::window()
@@ -271,6 +281,11 @@ impl App {
             }
             Command::ToggleHelp => self.help = !self.help,
             Command::DismissBanner => self.banner = None,
+            Command::Seek(t) => {
+                self.playing = false;
+                self.pending_seek = Some(t);
+                self.request_frame(ctx);
+            }
         }
     }
 
@@ -367,6 +382,8 @@ impl Component for App {
             effective_speed: None,
             on_command,
             on_select,
+            pending_seek: None,
+            seek_computing: false,
         }
     }
 
@@ -379,6 +396,9 @@ impl Component for App {
             Msg::Key(e) => self.on_key(ctx, e),
             Msg::Frame(ts) => {
                 self.raf = None;
+                if self.seek_frame(ctx) {
+                    return true;
+                }
                 if !self.playing {
                     self.last_ts = None;
                     return false;
@@ -472,6 +492,11 @@ impl Component for App {
                         description={self.sim.document.description.clone().map(AttrValue::from)} />
                     <JobGraphPanel layout={snaps.layout.clone()} live={snaps.live.clone()}
                         selected={self.selected_task} on_select={self.on_select.clone()} />
+                    <Timeline marks={snaps.timeline.clone()} now={self.sim.now()}
+                        furthest={self.sim.furthest} target={self.pending_seek}
+                        computing={self.seek_computing}
+                        last_seek_ms={(self.sim.last_seek_ms > 0.0).then_some(self.sim.last_seek_ms)}
+                        on_command={on_command.clone()} />
                     <Inspector live={snaps.live.clone()} settings={snaps.settings.clone()}
                         selected={self.selected_task} on_command={on_command.clone()}
                         error={self.action_error.clone().map(AttrValue::from)} />
@@ -487,5 +512,24 @@ impl Component for App {
                 }
             </div>
         }
+    }
+}
+
+impl App {
+    /// Carries out the pending seek on this animation frame; a long one first shows
+    /// "computing" for a frame (painted before the work blocks). False when none.
+    fn seek_frame(&mut self, ctx: &Context<Self>) -> bool {
+        let Some(t) = self.pending_seek else {
+            return false;
+        };
+        if !self.seek_computing && self.sim.seek_distance(t) > LONG_SEEK {
+            self.seek_computing = true;
+            self.request_frame(ctx);
+            return true;
+        }
+        self.pending_seek = None;
+        self.seek_computing = false;
+        self.action_error = self.sim.seek(t).err();
+        true
     }
 }

@@ -25,4 +25,6 @@ pub enum Command {
     LoadPreset(String),
     ToggleHelp,
     DismissBanner,
+    /// Travel to a virtual time (pauses; carried out on the next animation frame).
+    Seek(crate::engine::time::Micros),
 }

@@ -17,6 +17,7 @@
 //! | [`charts::ChartsPanel`] | `charts`; `chart-throughput`, `chart-duration`, `chart-persisted`, `chart-inflight` |
 //! | [`event_log::EventLog`] | `event-log`; `log-entry`, `log-filter` |
 //! | [`help::HelpOverlay`] | `help-overlay` |
+//! | [`timeline::Timeline`] | `timeline`; `timeline-track`, `timeline-handle`, `timeline-mark`, `timeline-hover`, `timeline-fork`, `timeline-computing` |
 
 pub mod charts;
 pub mod checkpoints;
@@ -29,3 +30,4 @@ pub mod job_graph;
 pub mod panel;
 pub mod settings;
 pub mod sinks_recovery;
+pub mod timeline;
