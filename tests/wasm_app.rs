@@ -267,8 +267,36 @@ fn sim_seek_back_replays_the_same_run_and_a_new_action_forks_the_link() {
     let hash = sim.engine.borrow().event_hash();
     let link = sim.link_fragment();
 
+    // The marks of the run up to 30 s: checkpoints, the failure and its recovery, and the
+    // actions (the scenario's cost change at 20 s, the recorded Fail).
+    let marks = sim.snapshots.timeline.clone();
+    assert!(
+        marks
+            .checkpoints
+            .iter()
+            .filter(|c| c.status == "completed")
+            .count()
+            >= 10
+    );
+    assert_eq!(marks.failures.len(), 1);
+    assert!(marks.failures[0].what.contains("explode#0"));
+    assert!(marks.failures[0].recovered.is_some());
+    let actions: Vec<(u64, bool)> = marks.actions.iter().map(|a| (a.at, a.recorded)).collect();
+    assert!(
+        actions.contains(&(20 * S, true)),
+        "recorded Fail: {actions:?}"
+    );
+    assert!(
+        actions.contains(&(45 * S, false)),
+        "scenario failure: {actions:?}"
+    );
+
     sim.seek(10 * S).unwrap();
     assert_eq!(sim.now(), 10 * S);
+    assert!(
+        std::rc::Rc::ptr_eq(&marks, &sim.snapshots.timeline),
+        "seeking back keeps the marks of the run ahead"
+    );
     assert_eq!(sim.furthest, 30 * S);
     assert_eq!(sim.link_fragment(), link, "seeking alone is not a fork");
     sim.run_to(30 * S);
