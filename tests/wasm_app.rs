@@ -534,3 +534,166 @@ async fn an_invalid_draft_shows_its_problems_inline_and_cannot_run() {
     handle.destroy();
     yew::scheduler::flush().await;
 }
+
+// ---- time travel ------------------------------------------------------------------
+
+/// Dispatches a bubbling `keydown` of `key` at `el`.
+fn press(el: &Element, key: &str) {
+    let window = web_sys::window().unwrap();
+    let ctor: js_sys::Function = js_sys::Reflect::get(&window, &"KeyboardEvent".into())
+        .unwrap()
+        .unchecked_into();
+    let init = js_sys::Object::new();
+    js_sys::Reflect::set(&init, &"key".into(), &key.into()).unwrap();
+    js_sys::Reflect::set(&init, &"bubbles".into(), &true.into()).unwrap();
+    let args = js_sys::Array::of2(&"keydown".into(), &init);
+    let event: web_sys::Event = js_sys::Reflect::construct(&ctor, &args)
+        .unwrap()
+        .unchecked_into();
+    el.dispatch_event(&event).unwrap();
+}
+
+/// Lets the app carry out pending seeks (they run on animation frames).
+async fn frames() {
+    gloo_timers::future::TimeoutFuture::new(120).await;
+    yew::scheduler::flush().await;
+}
+
+#[wasm_bindgen_test]
+fn sim_seek_back_replays_the_same_run_and_a_new_action_forks_the_link() {
+    use checkpoint_playground::engine::spec::Action;
+    use checkpoint_playground::ui::sim::Sim;
+    const S: u64 = 1_000_000;
+
+    let doc = scenario::preset("backpressure").unwrap();
+    let mut sim = Sim::new(doc, Some("backpressure".into())).unwrap();
+    sim.run_to(20 * S);
+    let fail = Action::Fail {
+        operator: "explode".into(),
+        subtask: 0,
+    };
+    sim.apply(fail.clone()).unwrap();
+    sim.run_to(30 * S);
+    let hash = sim.engine.borrow().event_hash();
+    let link = sim.link_fragment();
+
+    // The marks of the run up to 30 s: checkpoints, the failure and its recovery, and the
+    // actions (the scenario's cost change at 20 s, the recorded Fail).
+    let marks = sim.snapshots.timeline.clone();
+    assert!(
+        marks
+            .checkpoints
+            .iter()
+            .filter(|c| c.status == "completed")
+            .count()
+            >= 10
+    );
+    assert_eq!(marks.failures.len(), 1);
+    assert!(marks.failures[0].what.contains("explode#0"));
+    assert!(marks.failures[0].recovered.is_some());
+    let actions: Vec<(u64, bool)> = marks.actions.iter().map(|a| (a.at, a.recorded)).collect();
+    assert!(
+        actions.contains(&(20 * S, true)),
+        "recorded Fail: {actions:?}"
+    );
+    assert!(
+        actions.contains(&(45 * S, false)),
+        "scenario failure: {actions:?}"
+    );
+
+    sim.seek(10 * S).unwrap();
+    assert_eq!(sim.now(), 10 * S);
+    assert!(
+        std::rc::Rc::ptr_eq(&marks, &sim.snapshots.timeline),
+        "seeking back keeps the marks of the run ahead"
+    );
+    assert_eq!(sim.furthest, 30 * S);
+    assert_eq!(sim.link_fragment(), link, "seeking alone is not a fork");
+    sim.run_to(30 * S);
+    assert_eq!(
+        sim.engine.borrow().event_hash(),
+        hash,
+        "same run after a seek"
+    );
+    assert_eq!(sim.forked_at, None);
+
+    // A new action after seeking back forks: the Fail at 20 s is dropped from the link.
+    sim.seek(12 * S).unwrap();
+    sim.apply(Action::TriggerCheckpoint).unwrap();
+    assert_eq!(sim.forked_at, Some(12 * S));
+    assert_eq!(sim.furthest, 12 * S);
+    let spec = scenario::to_spec(&scenario::decode_link(&sim.link_fragment()).unwrap()).unwrap();
+    let original = scenario::to_spec(&scenario::preset("backpressure").unwrap()).unwrap();
+    let added: Vec<_> = spec.events[original.events.len()..]
+        .iter()
+        .map(|e| (e.at, e.action.clone()))
+        .collect();
+    assert_eq!(added, vec![(12 * S, Action::TriggerCheckpoint)]);
+    assert!(!spec.events.iter().any(|e| e.action == fail));
+    assert_eq!(sim.snapshots.timeline.forked_at, Some(12 * S));
+}
+
+#[wasm_bindgen_test]
+async fn the_timeline_handle_seeks_the_app_and_an_action_after_it_forks() {
+    let link = preset_link("backpressure");
+    let root = fresh_root();
+    let handle = ui::mount_with(root.clone(), props(&link, Some(30_000_000)));
+    yew::scheduler::flush().await;
+    let timeline = by_testid(&root, "timeline");
+    let marks = all(&timeline, "[data-testid=\"timeline-mark\"]");
+    assert!(
+        marks
+            .iter()
+            .any(|m| m.get_attribute("data-kind").as_deref() == Some("checkpoint")),
+        "completed checkpoints are marked"
+    );
+    let knob: HtmlElement = by_testid(&root, "timeline-handle").unchecked_into();
+    knob.focus().unwrap();
+    press(&knob, "Home");
+    frames().await;
+    for _ in 0..10 {
+        press(&knob, "ArrowRight");
+        frames().await;
+    }
+    let clock = by_testid(&root, "clock").text_content().unwrap();
+    assert!(clock.starts_with("10.0s"), "clock after seeking: {clock}");
+
+    // End goes back to the furthest time reached: the same run as a straight one.
+    press(&knob, "End");
+    frames().await;
+    frames().await;
+    let clock = by_testid(&root, "clock").text_content().unwrap();
+    assert!(clock.starts_with("30.0s"), "clock at the end: {clock}");
+    let straight_root = fresh_root();
+    let straight = ui::mount_with(straight_root.clone(), props(&link, Some(30_000_000)));
+    yew::scheduler::flush().await;
+    for panel in ["checkpoints", "sinks-recovery"] {
+        assert_eq!(
+            by_testid(&root, panel).inner_html(),
+            by_testid(&straight_root, panel).inner_html(),
+            "{panel} after seeking back and forth"
+        );
+    }
+    straight.destroy();
+
+    // Back to 10 s, then a user action (c: trigger a checkpoint) forks the run there.
+    for _ in 0..20 {
+        press(&knob, "ArrowLeft");
+        yew::scheduler::flush().await;
+    }
+    frames().await;
+    frames().await;
+    let body = web_sys::window()
+        .unwrap()
+        .document()
+        .unwrap()
+        .body()
+        .unwrap();
+    press(&body, "c");
+    yew::scheduler::flush().await;
+    let fork = by_testid(&root, "timeline-fork");
+    assert_eq!(fork.get_attribute("data-at").as_deref(), Some("10000000"));
+    assert!(fork.text_content().unwrap().contains("forked at 10.0s"));
+    handle.destroy();
+    yew::scheduler::flush().await;
+}

@@ -156,6 +156,12 @@ pub struct Engine {
     pub(crate) next_buffer_id: u64,
     /// The spec's actions in time order (the live ones appended).
     pub(crate) timeline: Vec<TimedAction>,
+    /// How many of `spec.events` came with the scenario; the rest are recorded actions
+    /// (applied live, or adopted from the live run after seeking back), in time order,
+    /// at the same indices in `timeline`.
+    pub(crate) scenario_events: usize,
+    /// Recorded actions already performed (a prefix of the recorded ones).
+    pub(crate) recorded_done: usize,
 }
 
 impl Engine {
@@ -221,6 +227,8 @@ impl Engine {
             samples: Vec::new(),
             next_buffer_id: 0,
             timeline,
+            scenario_events: spec.events.len(),
+            recorded_done: 0,
             spec,
         };
         engine.deploy();
@@ -304,8 +312,10 @@ impl Engine {
         for t in &tasks {
             self.operators[t.operator].tasks.push(t.id);
         }
-        // Carry metrics over attempts so ratios cover the whole run.
+        // Carry metrics over attempts so ratios cover the whole run (the old attempt's
+        // running activity booked up to now first, whatever the host's slicing was).
         if self.tasks.len() == tasks.len() {
+            self.close_activity();
             for (new, old) in tasks.iter_mut().zip(self.tasks.iter()) {
                 new.metrics = old.metrics.clone();
                 let m = &new.metrics;
@@ -428,14 +438,20 @@ impl Engine {
     }
 
     /// Applies a user action now and records it in the spec's timeline, so a link replays
-    /// it at the same point of the run.
+    /// it at the same point of the run. After seeking back this forks the run: recorded
+    /// actions that had not happened yet are dropped first (see [`Engine::fork`]). An
+    /// action that does not validate changes nothing.
     pub fn apply(&mut self, action: Action) -> Result<(), SpecError> {
         let mut probe = self.spec.clone();
+        probe
+            .events
+            .truncate(self.scenario_events + self.recorded_done);
         probe.events.push(TimedAction {
             at: self.now,
             action: action.clone(),
         });
         probe.validate()?;
+        self.fork();
         // Finish everything else due at this instant, as a replay would before the action.
         let now = self.now;
         while let Some(Reverse(n)) = self.queue.peek() {
@@ -452,7 +468,64 @@ impl Engine {
             at: self.now,
             action: action.clone(),
         });
+        self.recorded_done += 1;
         self.perform(&action);
+        Ok(())
+    }
+
+    /// The recorded actions (live ones, not the scenario's), in time order.
+    pub fn recorded_actions(&self) -> &[TimedAction] {
+        &self.spec.events[self.scenario_events..]
+    }
+
+    /// Recorded actions that lie in this engine's future (it was seeked back).
+    pub fn pending_recorded(&self) -> usize {
+        self.spec.events.len() - self.scenario_events - self.recorded_done
+    }
+
+    /// Drops the recorded actions that have not happened yet, so the run goes on from
+    /// here as a new branch (its spec, and so its link, no longer contains them).
+    /// Scenario events stay. Returns how many were dropped.
+    pub fn fork(&mut self) -> usize {
+        let keep = self.scenario_events + self.recorded_done;
+        let dropped = self.spec.events.len() - keep;
+        if dropped > 0 {
+            self.spec.events.truncate(keep);
+            self.timeline.truncate(keep);
+            let mut queued = std::mem::take(&mut self.queue).into_vec();
+            queued.retain(|Reverse(s)| !matches!(s.ev, Ev::Action(i) if i >= keep));
+            self.queue = BinaryHeap::from(queued);
+        }
+        dropped
+    }
+
+    /// Gives this engine — a snapshot of an earlier instant of the same run — the
+    /// recorded actions of the live run (`recorded`, as [`Engine::recorded_actions`]
+    /// returns them) that lie in its future, scheduled at their instants, so playing on
+    /// replays the live run exactly. Its own not-yet-performed recorded actions are
+    /// replaced. `Err` says why when this engine is not an earlier instant of that run.
+    pub fn adopt_recorded(&mut self, recorded: &[TimedAction]) -> Result<(), String> {
+        let done = self.recorded_done;
+        let own = &self.spec.events[self.scenario_events..self.scenario_events + done];
+        if recorded.len() < done || own != &recorded[..done] {
+            return Err(format!(
+                "the snapshot at {} µs performed recorded actions the run does not have",
+                self.now
+            ));
+        }
+        if let Some(late) = recorded[done..].iter().find(|a| a.at < self.now) {
+            return Err(format!(
+                "a recorded action at {} µs lies before the snapshot at {} µs but was not performed in it",
+                late.at, self.now
+            ));
+        }
+        self.fork();
+        for a in &recorded[done..] {
+            self.spec.events.push(a.clone());
+            self.timeline.push(a.clone());
+            let i = self.timeline.len() - 1;
+            self.schedule_class(a.at, 1, Ev::Action(i));
+        }
         Ok(())
     }
 
@@ -492,6 +565,9 @@ impl Engine {
             Ev::WriterDone(w) => self.writer_done(w),
             Ev::StateWritten(t, id) => self.state_written(t, id),
             Ev::Action(i) => {
+                if i >= self.scenario_events {
+                    self.recorded_done += 1;
+                }
                 let action = self.timeline[i].action.clone();
                 self.perform(&action);
             }

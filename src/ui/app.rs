@@ -27,6 +27,10 @@
 //!   A chart copy (`Command::CopyChart`) puts the chart's standalone SVG or PNG on the
 //!   clipboard or downloads it, and says which in `chart-copy-note`.
 
+//! - Time travel: `Command::Seek` pauses and seeks on the next animation frame, to the
+//!   latest target only (a drag seeks at most once a frame); a seek that replays more
+//!   than [`LONG_SEEK`] first shows "computing" for a frame.
+
 use std::rc::Rc;
 
 use wasm_bindgen::closure::Closure;
@@ -53,6 +57,7 @@ use super::components::inspector::Inspector;
 use super::components::job_graph::JobGraphPanel;
 use super::components::settings::SettingsPanel;
 use super::components::sinks_recovery::SinksRecoveryPanel;
+use super::components::timeline::Timeline;
 use super::sim::{FrameStats, Sim, FRAME_BUDGET_MS};
 
 /// Properties of [`App`]; the page mounts it with the defaults.
@@ -118,7 +123,13 @@ pub struct App {
     chart_note: Option<String>,
     /// The document the open job editor started from; `None` when it is closed.
     editor: Option<std::rc::Rc<scenario::Document>>,
+    /// A seek waiting for the next animation frame, and whether "computing" shows.
+    pending_seek: Option<Micros>,
+    seek_computing: bool,
 }
+
+/// Seeks that replay more virtual time than this show "computing" first.
+const LONG_SEEK: Micros = 3_000_000;
 
 fn perf_now() -> f64 {
     web_sys::window()
@@ -336,6 +347,11 @@ impl App {
             }
             Command::ImportJson(text) => self.import_json(ctx, &text),
             Command::CopyChart(name, format) => self.copy_chart(ctx, name, format),
+            Command::Seek(t) => {
+                self.playing = false;
+                self.pending_seek = Some(t);
+                self.request_frame(ctx);
+            }
         }
     }
 
@@ -534,6 +550,8 @@ impl Component for App {
             import_error: None,
             chart_note: None,
             editor: None,
+            pending_seek: None,
+            seek_computing: false,
         }
     }
 
@@ -554,6 +572,9 @@ impl Component for App {
             }
             Msg::Frame(ts) => {
                 self.raf = None;
+                if self.seek_frame(ctx) {
+                    return true;
+                }
                 if !self.playing {
                     self.last_ts = None;
                     return false;
@@ -658,6 +679,11 @@ impl Component for App {
                     }
                     <JobGraphPanel layout={snaps.layout.clone()} live={snaps.live.clone()}
                         selected={self.selected_task} on_select={self.on_select.clone()} />
+                    <Timeline marks={snaps.timeline.clone()} now={self.sim.now()}
+                        furthest={self.sim.furthest} target={self.pending_seek}
+                        computing={self.seek_computing}
+                        last_seek_ms={(self.sim.last_seek_ms > 0.0).then_some(self.sim.last_seek_ms)}
+                        on_command={on_command.clone()} />
                     <Inspector live={snaps.live.clone()} settings={snaps.settings.clone()}
                         selected={self.selected_task} on_command={on_command.clone()}
                         error={self.action_error.clone().map(AttrValue::from)} />
@@ -677,5 +703,24 @@ impl Component for App {
                 }
             </div>
         }
+    }
+}
+
+impl App {
+    /// Carries out the pending seek on this animation frame; a long one first shows
+    /// "computing" for a frame (painted before the work blocks). False when none.
+    fn seek_frame(&mut self, ctx: &Context<Self>) -> bool {
+        let Some(t) = self.pending_seek else {
+            return false;
+        };
+        if !self.seek_computing && self.sim.seek_distance(t) > LONG_SEEK {
+            self.seek_computing = true;
+            self.request_frame(ctx);
+            return true;
+        }
+        self.pending_seek = None;
+        self.seek_computing = false;
+        self.action_error = self.sim.seek(t).err();
+        true
     }
 }

@@ -46,6 +46,8 @@ pub enum Command {
     CloseEditor,
     /// Replace the run with a new one of this (edited) document, from t = 0.
     RunDocument(Box<Document>),
+    /// Travel to a virtual time (pauses; carried out on the next animation frame).
+    Seek(crate::engine::time::Micros),
 }
 
 /// How a chart is copied.

@@ -21,6 +21,7 @@ pub mod command;
 pub mod components;
 pub mod format;
 pub mod layout;
+pub mod markers;
 pub mod sim;
 
 pub use app::{App, AppProps};

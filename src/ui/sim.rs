@@ -7,6 +7,14 @@
 //! `spec.events` and replays from a link), [`Sim::advance`] / [`Sim::step`] (time), and
 //! [`Sim::load`] / [`Sim::reset`] (a new engine). [`Snapshots`] are `Rc`s that are
 //! replaced only when their content key changes, so Yew skips unchanged panels.
+//!
+//! Time travel: while the run advances, a [`Rewinder`] keeps engine snapshots.
+//! [`Sim::seek`] moves to any time: within the furthest time reached it restores the
+//! nearest snapshot (or runs on, when that is shorter) with the live run's later recorded
+//! actions still ahead, so playing on replays the same run; beyond it, it runs the engine.
+//! A new action after seeking back forks the run ([`Sim::apply`]): later recorded actions
+//! and snapshots are dropped, the furthest time becomes now, and the link describes the
+//! fork. The timeline's marks ([`TimelineMarks`]) are cut only at the furthest time.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -17,6 +25,7 @@ use crate::engine::report::Report;
 use crate::engine::runtime::JobStatus;
 use crate::engine::spec::{Action, OperatorKind, TimedAction};
 use crate::engine::time::Micros;
+use crate::engine::time_travel::Rewinder;
 use crate::engine::view::{ChannelView, TaskView};
 use crate::engine::Engine;
 use crate::scenario::guide::Guide;
@@ -24,6 +33,7 @@ use crate::scenario::{self, Document};
 
 pub use super::chart_export::ChartData;
 use super::layout::Layout;
+use super::markers::{cut_marks, marks_key, TimelineMarks};
 
 /// Wall-clock budget of engine work per animation frame, in milliseconds.
 pub const FRAME_BUDGET_MS: f64 = 8.0;
@@ -114,6 +124,8 @@ pub struct Snapshots {
     /// Entries ever logged when `log` was cut.
     pub log_total: u64,
     pub settings: Rc<SettingsView>,
+    /// Marks of the run up to the furthest time reached.
+    pub timeline: Rc<TimelineMarks>,
 }
 
 #[derive(Default, Clone, Copy, PartialEq)]
@@ -175,6 +187,15 @@ pub struct Sim {
     last_live_wall: f64,
     /// Wall ms of the last [`Sim::advance`]: (engine slices, snapshot cutting).
     pub last_timing: (f64, f64),
+    /// Engine snapshots for seeking back.
+    pub rewinder: Rewinder,
+    /// The furthest virtual time this run (branch) reached.
+    pub furthest: Micros,
+    /// Where the run was last forked, if it was.
+    pub forked_at: Option<Micros>,
+    /// Wall ms the last [`Sim::seek`] took.
+    pub last_seek_ms: f64,
+    marks_key: u64,
 }
 
 fn now_ms() -> f64 {
@@ -189,6 +210,8 @@ impl Sim {
     pub fn new(document: Document, preset: Option<String>) -> Result<Sim, String> {
         let spec = scenario::to_spec(&document).map_err(|e| e.to_string())?;
         let engine = Engine::new(spec).map_err(|e| e.to_string())?;
+        let rewinder = Rewinder::for_host(&engine);
+        let marks_key = marks_key(&engine, None);
         let engine = Rc::new(RefCell::new(engine));
         let snapshots = cut_all(&engine.borrow());
         let guide = guide_view(&document, preset.as_deref());
@@ -204,6 +227,11 @@ impl Sim {
             last_secondary_wall: 0.0,
             last_live_wall: 0.0,
             last_timing: (0.0, 0.0),
+            rewinder,
+            furthest: 0,
+            forked_at: None,
+            last_seek_ms: 0.0,
+            marks_key,
         };
         sim.keys = sim.current_keys();
         Ok(sim)
@@ -247,6 +275,7 @@ impl Sim {
                 let slice = (remaining / 8).max(200).min(remaining);
                 let to = engine.now + slice;
                 engine.run_until(to);
+                self.rewinder.observe(&engine);
                 if now_ms() - start > budget_ms {
                     break;
                 }
@@ -266,6 +295,7 @@ impl Sim {
     /// Runs the next engine event (one step of the executor).
     pub fn step(&mut self) {
         self.engine.borrow_mut().step();
+        self.rewinder.observe(&self.engine.borrow());
         self.changed(true);
     }
 
@@ -276,6 +306,7 @@ impl Sim {
             .engine
             .borrow_mut()
             .run_to_next_log(LogKind::CHECKPOINT_STEPS, CHECKPOINT_STEP_LIMIT);
+        self.rewinder.observe(&self.engine.borrow());
         self.changed(true);
         hits.iter()
             .map(|e| format!("{:.3}s  {}", e.at as f64 / 1e6, e.text))
@@ -284,17 +315,21 @@ impl Sim {
 
     /// Runs until virtual time `t` without a budget (tests, links opened at a time).
     pub fn run_to(&mut self, t: Micros) {
-        self.engine.borrow_mut().run_until(t);
+        self.run_observed(t);
         self.changed(true);
     }
 
     /// Applies a user action through the engine (recorded in `spec.events`).
     pub fn apply(&mut self, action: Action) -> Result<(), String> {
+        let now = self.now();
         let result = self
             .engine
             .borrow_mut()
             .apply(action)
             .map_err(|e| e.to_string());
+        if result.is_ok() && now < self.furthest {
+            self.fork_here(now);
+        }
         self.changed(true);
         result
     }
@@ -386,6 +421,7 @@ impl Sim {
         }
         drop(engine);
         self.keys = cut;
+        self.cut_marks();
     }
 }
 
@@ -398,6 +434,7 @@ fn cut_all(e: &Engine) -> Snapshots {
         log: Rc::new(log_entries(e)),
         log_total: e.log.total,
         settings: Rc::new(settings_view(e)),
+        timeline: Rc::new(cut_marks(e, None)),
     }
 }
 
@@ -429,5 +466,75 @@ fn settings_view(e: &Engine) -> SettingsView {
             })
             .collect(),
         events: e.spec.events.clone(),
+    }
+}
+
+/// Virtual time the engine runs between two rewinder observations while seeking.
+const SEEK_SLICE: Micros = 100_000;
+
+impl Sim {
+    /// Moves the run to virtual time `t` (capped at the duration); see the module docs.
+    /// `Err` says why the run could not be restored (the engine is then unchanged).
+    pub fn seek(&mut self, t: Micros) -> Result<(), String> {
+        let start = now_ms();
+        let t = t.min(self.duration());
+        let known = t.min(self.furthest);
+        let now = self.now();
+        let run_on = now <= known && known - now <= known - self.rewinder.base_time(known);
+        if !run_on {
+            let restored = self.rewinder.seek(known, &self.engine.borrow())?;
+            *self.engine.borrow_mut() = restored;
+        }
+        self.run_observed(t);
+        self.changed(true);
+        self.last_seek_ms = now_ms() - start;
+        Ok(())
+    }
+
+    /// Virtual time a seek to `t` replays (from its snapshot, or from now when running
+    /// on is shorter), plus what it must simulate beyond the furthest time reached.
+    pub fn seek_distance(&self, t: Micros) -> Micros {
+        let t = t.min(self.duration());
+        let known = t.min(self.furthest);
+        let now = self.now();
+        let replay = if now <= known {
+            (known - now).min(known - self.rewinder.base_time(known))
+        } else {
+            known - self.rewinder.base_time(known)
+        };
+        replay + (t - known)
+    }
+
+    /// Runs the engine to `t` in slices, letting the rewinder keep its snapshots.
+    fn run_observed(&mut self, t: Micros) {
+        let mut engine = self.engine.borrow_mut();
+        let t = t.min(engine.spec.duration);
+        while engine.now < t && !engine.is_done() {
+            let to = (engine.now + SEEK_SLICE).min(t);
+            engine.run_until(to);
+            self.rewinder.observe(&engine);
+        }
+    }
+
+    /// A new action at `now` after seeking back: the explored future is another branch.
+    fn fork_here(&mut self, now: Micros) {
+        self.rewinder.truncate_after(now);
+        self.furthest = now;
+        self.forked_at = Some(now);
+    }
+
+    /// Re-cuts the timeline's marks when the engine stands at the furthest time reached
+    /// and they changed.
+    fn cut_marks(&mut self) {
+        let e = self.engine.borrow();
+        self.furthest = self.furthest.max(e.now);
+        if e.now < self.furthest {
+            return;
+        }
+        let key = marks_key(&e, self.forked_at);
+        if key != self.marks_key {
+            self.snapshots.timeline = Rc::new(cut_marks(&e, self.forked_at));
+            self.marks_key = key;
+        }
     }
 }

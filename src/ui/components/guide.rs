@@ -175,7 +175,7 @@ pub fn guide_panel(props: &GuideProps) -> Html {
     };
     if !*open {
         return html! {
-            <Panel id="guide" title={title} testid="guide" class="area-guide guide-closed" actions={actions}>
+            <Panel id="guide" title={title} testid="guide" class="area-guide" actions={actions}>
                 <></>
             </Panel>
         };

@@ -20,6 +20,7 @@
 //! | [`guide::GuidePanel`] | `guide`; `guide-promises`, `guide-promise` (`data-status`), `guide-try-<i>`, `guide-try-base` |
 //! | [`import_dialog::ImportDialog`] | `import-dialog`; `import-file`, `import-text`, `import-open`, `import-cancel`, `import-error` |
 //! | [`editor::Editor`] | `editor` (opened by `edit-job` in the header); `editor-problem`, `editor-apply`, `editor-discard`, `editor-op-<id>`, … (see the module) |
+//! | [`timeline::Timeline`] | `timeline`; `timeline-track`, `timeline-handle`, `timeline-mark`, `timeline-hover`, `timeline-fork`, `timeline-computing` |
 
 pub mod charts;
 pub mod checkpoints;
@@ -35,3 +36,4 @@ pub mod job_graph;
 pub mod panel;
 pub mod settings;
 pub mod sinks_recovery;
+pub mod timeline;

@@ -1,0 +1,277 @@
+//! The time-travel timeline under the job view: a track from 0 to the run's duration with
+//! the played part shaded, the part reached so far lighter, and marks for checkpoints
+//! (completed: green ticks; failed, expired, aborted: red), failures (red ✕) and their
+//! recoveries, the run's actions (a tooltip names each; recorded ones in the accent
+//! colour) and, after a fork, "forked at t".
+//!
+//! Contract: `data-testid="timeline"`; the track is `timeline-track`, the handle
+//! `timeline-handle` (a focusable slider: ←/→ seek ∓/±1 s, Home to 0, End to the furthest
+//! time reached), the time under the cursor `timeline-hover`, the fork mark
+//! `timeline-fork`, marks `timeline-mark` with `data-kind` (`checkpoint`,
+//! `checkpoint-failed`, `failure`, `recovery`, `action`). Pressing on the track captures
+//! the pointer and every move emits [`Command::Seek`] (the app seeks at most once per
+//! animation frame, to the latest target). Emits commands only.
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::engine::time::Micros;
+use crate::ui::command::Command;
+use crate::ui::format;
+use crate::ui::markers::TimelineMarks;
+
+use super::panel::Panel;
+
+const SECOND: Micros = 1_000_000;
+
+#[derive(Properties, PartialEq)]
+pub struct TimelineProps {
+    pub marks: Rc<TimelineMarks>,
+    /// The engine's virtual time.
+    pub now: Micros,
+    /// The furthest virtual time this run reached.
+    pub furthest: Micros,
+    /// A seek the app has not carried out yet (the handle shows it).
+    #[prop_or_default]
+    pub target: Option<Micros>,
+    /// A long seek is being computed.
+    #[prop_or_default]
+    pub computing: bool,
+    /// Wall ms the last seek took.
+    #[prop_or_default]
+    pub last_seek_ms: Option<f64>,
+    pub on_command: Callback<Command>,
+}
+
+fn pct(t: Micros, duration: Micros) -> String {
+    format!(
+        "{:.3}%",
+        (t as f64 / duration.max(1) as f64 * 100.0).clamp(0.0, 100.0)
+    )
+}
+
+/// Tick spacing for an axis of `duration`: about 6 to 12 labels.
+fn tick_step(duration: Micros) -> Micros {
+    let secs = (duration / SECOND).max(1);
+    [1, 2, 5, 10, 15, 30, 60, 120, 300, 600]
+        .into_iter()
+        .find(|s| secs / s <= 12)
+        .unwrap_or(1200)
+        * SECOND
+}
+
+fn mark(kind: &'static str, at: Micros, duration: Micros, title: String, glyph: &str) -> Html {
+    html! {
+        <span class={classes!("tl-mark", format!("tl-{kind}"))} data-testid="timeline-mark"
+            data-kind={kind} style={format!("left: {}", pct(at, duration))} title={title}>
+            { glyph.to_string() }
+        </span>
+    }
+}
+
+/// The time under a pointer event over the track.
+fn time_at(track: &NodeRef, e: &PointerEvent, duration: Micros) -> Option<Micros> {
+    let el = track.cast::<web_sys::Element>()?;
+    let rect = el.get_bounding_client_rect();
+    if rect.width() <= 0.0 {
+        return None;
+    }
+    let frac = ((e.client_x() as f64 - rect.left()) / rect.width()).clamp(0.0, 1.0);
+    Some((frac * duration as f64).round() as Micros)
+}
+
+#[function_component(Timeline)]
+pub fn timeline(props: &TimelineProps) -> Html {
+    let track = use_node_ref();
+    let dragging = use_mut_ref(|| false);
+    let hover = use_state(|| None::<Micros>);
+    let m = &props.marks;
+    let duration = m.duration.max(1);
+    let at = props.target.unwrap_or(props.now).min(duration);
+    let furthest = props.furthest.max(props.now).min(duration);
+
+    let seek = {
+        let cb = props.on_command.clone();
+        move |t: Micros| cb.emit(Command::Seek(t))
+    };
+    let onpointerdown = {
+        let (track, dragging, seek) = (track.clone(), dragging.clone(), seek.clone());
+        Callback::from(move |e: PointerEvent| {
+            if e.button() != 0 {
+                return;
+            }
+            if let Some(el) = track.cast::<web_sys::Element>() {
+                let _ = el.set_pointer_capture(e.pointer_id());
+            }
+            *dragging.borrow_mut() = true;
+            if let Some(t) = time_at(&track, &e, duration) {
+                seek(t);
+            }
+            e.prevent_default();
+        })
+    };
+    let onpointermove = {
+        let (track, dragging, hover, seek) =
+            (track.clone(), dragging.clone(), hover.clone(), seek.clone());
+        Callback::from(move |e: PointerEvent| {
+            let t = time_at(&track, &e, duration);
+            hover.set(t);
+            if *dragging.borrow() {
+                if let Some(t) = t {
+                    seek(t);
+                }
+            }
+        })
+    };
+    let onpointerup = {
+        let (track, dragging) = (track.clone(), dragging.clone());
+        Callback::from(move |e: PointerEvent| {
+            *dragging.borrow_mut() = false;
+            if let Some(el) = track.cast::<web_sys::Element>() {
+                let _ = el.release_pointer_capture(e.pointer_id());
+            }
+        })
+    };
+    let onpointerleave = {
+        let (dragging, hover) = (dragging.clone(), hover.clone());
+        Callback::from(move |_: PointerEvent| {
+            if !*dragging.borrow() {
+                hover.set(None);
+            }
+        })
+    };
+    let onkeydown = {
+        let seek = seek.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            let t = match e.key().as_str() {
+                "ArrowLeft" => at.saturating_sub(SECOND),
+                "ArrowRight" => (at + SECOND).min(duration),
+                "Home" => 0,
+                "End" => furthest,
+                _ => return,
+            };
+            // Keep the page's own shortcuts (→ steps the engine) out of it.
+            e.prevent_default();
+            e.stop_propagation();
+            seek(t);
+        })
+    };
+
+    let step = tick_step(duration);
+    let ticks = (0..=duration / step).map(|i| {
+        let t = i * step;
+        html! {
+            <span class="tl-tick" style={format!("left: {}", pct(t, duration))}>
+                { format!("{}s", t / SECOND) }
+            </span>
+        }
+    });
+    let checkpoints = m.checkpoints.iter().filter_map(|c| {
+        let end = c.end?;
+        let (kind, glyph) = if c.failed() {
+            ("checkpoint-failed", "|")
+        } else {
+            ("checkpoint", "|")
+        };
+        let title = format!(
+            "checkpoint {} {} — triggered {}, ended {}",
+            c.id,
+            c.status.replace('_', " "),
+            format::clock(c.trigger),
+            format::clock(end)
+        );
+        Some(mark(kind, end, duration, title, glyph))
+    });
+    let failures = m.failures.iter().map(|f| {
+        let title = format!("failure at {}: {}", format::clock(f.at), f.what);
+        let band = f.recovered.map(|r| {
+            html! {
+                <span class="tl-outage" style={format!("left: {}; width: {}", pct(f.at, duration), pct(r.saturating_sub(f.at), duration))} />
+            }
+        });
+        let recovery = f.recovered.map(|r| {
+            let title = format!(
+                "recovered at {} (failure at {}, {} to recover)",
+                format::clock(r),
+                format::clock(f.at),
+                format::dur(r - f.at)
+            );
+            mark("recovery", r, duration, title, "↺")
+        });
+        html! { <>{ for band }{ mark("failure", f.at, duration, title, "✕") }{ for recovery }</> }
+    });
+    let actions = m.actions.iter().map(|a| {
+        let title = format!(
+            "{} at {}: {}",
+            if a.recorded {
+                "recorded action"
+            } else {
+                "scenario event"
+            },
+            format::clock(a.at),
+            a.label
+        );
+        html! {
+            <span class={classes!("tl-mark", "tl-action", a.recorded.then_some("recorded"))}
+                data-testid="timeline-mark" data-kind="action" data-recorded={a.recorded.to_string()}
+                style={format!("left: {}", pct(a.at, duration))} title={title}>{ "◆" }</span>
+        }
+    });
+    let fork = m.forked_at.map(|f| {
+        html! {
+            <span class="tl-fork" data-testid="timeline-fork" data-at={f.to_string()}
+                style={format!("left: {}", pct(f, duration))}>
+                <span class="tl-fork-label">{ format!("forked at {}", format::clock(f)) }</span>
+            </span>
+        }
+    });
+    let hover_label = (*hover).map(|t| {
+        html! {
+            <span class="tl-hover" data-testid="timeline-hover" style={format!("left: {}", pct(t, duration))}>
+                { format::clock(t) }
+            </span>
+        }
+    });
+    let status = if props.computing {
+        html! { <span class="tl-status computing" data-testid="timeline-computing">{ "computing…" }</span> }
+    } else {
+        html! {
+            <span class="tl-status">
+                { format!("at {} · reached {}", format::clock(at), format::clock(furthest)) }
+                if let Some(ms) = props.last_seek_ms {
+                    { format!(" · last seek {ms:.0} ms") }
+                }
+            </span>
+        }
+    };
+    html! {
+        <Panel id="timeline" title="Timeline" testid="timeline" class={classes!("area-timeline")}
+            description="Drag the handle (or use ←/→ on it) to travel in time; a new action after going back forks the run."
+            actions={status}>
+            <div class="tl" data-now={at.to_string()} data-furthest={furthest.to_string()}
+                data-computing={props.computing.to_string()}>
+                <div class="tl-track" data-testid="timeline-track" ref={track}
+                    {onpointerdown} {onpointermove} {onpointerup} {onpointerleave}
+                    onpointercancel={Callback::from(move |_: PointerEvent| *dragging.borrow_mut() = false)}>
+                    <div class="tl-rail">
+                        <span class="tl-reached" style={format!("width: {}", pct(furthest, duration))} />
+                        <span class="tl-played" style={format!("width: {}", pct(at, duration))} />
+                    </div>
+                    { for failures }
+                    { for checkpoints }
+                    { for actions }
+                    { for fork }
+                    { for hover_label }
+                    <div class="tl-handle" data-testid="timeline-handle" tabindex="0" role="slider"
+                        aria-label="Virtual time" aria-valuemin="0"
+                        aria-valuemax={format!("{:.1}", duration as f64 / 1e6)}
+                        aria-valuenow={format!("{:.1}", at as f64 / 1e6)}
+                        aria-valuetext={format::clock(at)}
+                        style={format!("left: {}", pct(at, duration))} {onkeydown} />
+                </div>
+                <div class="tl-axis" aria-hidden="true">{ for ticks }</div>
+            </div>
+        </Panel>
+    }
+}

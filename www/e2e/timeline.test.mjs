@@ -1,0 +1,120 @@
+// End to end: time travel on the built site in headless Chromium.
+//  1. open the `backpressure` preset (a scenario failure at 45 s), play at 10×, trigger a
+//     checkpoint by hand at ~30 s (a recorded action), play on to ~50 s;
+//  2. drag the timeline handle back to ~15 s: the clock follows, the marks of the whole
+//     run stay (checkpoints, the failure and its recovery, the recorded action) —
+//     screenshot `timeline.png`;
+//  3. fail a subtask there: the run forks ("forked at"), the recorded action of the old
+//     branch is gone from the timeline and from the shared link, the new Fail is in it —
+//     screenshot `timeline-fork.png`.
+// No console errors.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { inflateRawSync } from 'node:zlib';
+import { BASE_URL, SCREENSHOTS, sharedBrowser, watchProblems } from './browser.mjs';
+
+const browser = sharedBrowser();
+const S = 1_000_000;
+
+/** The virtual time the timeline shows (µs). */
+async function timelineNow(page) {
+  return Number(await page.locator('.tl').getAttribute('data-now'));
+}
+
+async function playUntil(page, micros) {
+  await page.getByTestId('play').click();
+  await page.waitForFunction(
+    (t) => Number(document.querySelector('.tl')?.dataset.now) >= t,
+    micros,
+    { timeout: 60_000 },
+  );
+  await page.getByTestId('pause').click();
+}
+
+/** The scenario document in the page's link (`#z:` + base64url raw deflate of JSON). */
+function linkDocument(url) {
+  const fragment = url.split('#')[1] ?? '';
+  assert.ok(fragment.startsWith('z:'), `a deflated link: ${fragment.slice(0, 12)}`);
+  const json = inflateRawSync(Buffer.from(fragment.slice(2), 'base64url')).toString('utf8');
+  return JSON.parse(json);
+}
+
+test('timeline: drag back, marks stay, a new action forks the run and the link', { timeout: 180_000 }, async () => {
+  const page = await browser().context.newPage();
+  const problems = watchProblems(page);
+  await page.goto(BASE_URL, { waitUntil: 'load' });
+  await page.getByTestId('app').waitFor({ timeout: 20_000 });
+  await page.getByTestId('preset-select').selectOption('backpressure');
+  await page.getByTestId('timeline').waitFor();
+  await page.getByTestId('speed').evaluate((el) => {
+    el.value = '50'; // 10^(−1 + 2) = 10×
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  });
+
+  await playUntil(page, 28 * S);
+  await page.getByTestId('trigger-checkpoint').click();
+  const recordedAt = await timelineNow(page);
+  await page.locator('.tl-action.recorded').first().waitFor();
+  await playUntil(page, 50 * S);
+  const furthest = Number(await page.locator('.tl').getAttribute('data-furthest'));
+  assert.ok(furthest >= 50 * S, `reached ${furthest}`);
+  const failureMarks = page.locator('[data-testid="timeline-mark"][data-kind="failure"]');
+  assert.equal(await failureMarks.count(), 1, 'the scenario failure at 45 s is marked');
+
+  // Drag the handle from where it is to ~15 s.
+  const track = await page.getByTestId('timeline-track').boundingBox();
+  const knob = await page.getByTestId('timeline-handle').boundingBox();
+  const duration = 60 * S;
+  const targetX = track.x + (track.width * 15 * S) / duration;
+  await page.mouse.move(knob.x + knob.width / 2, knob.y + knob.height / 2);
+  await page.mouse.down();
+  for (let i = 1; i <= 12; i++) {
+    const x = knob.x + knob.width / 2 + ((targetX - knob.x - knob.width / 2) * i) / 12;
+    await page.mouse.move(x, knob.y + knob.height / 2);
+    await page.waitForTimeout(30);
+  }
+  await page.mouse.up();
+  await page.waitForFunction(
+    (t) => {
+      const tl = document.querySelector('.tl');
+      return tl.dataset.computing === 'false' && Math.abs(Number(tl.dataset.now) - t) < 0.5e6;
+    },
+    15 * S,
+    { timeout: 30_000 },
+  );
+  const clock = await page.getByTestId('clock').textContent();
+  assert.match(clock, /^1[45]\.\ds/, `clock after the drag: ${clock}`);
+  assert.equal(await failureMarks.count(), 1, 'marks of the run ahead stay after seeking back');
+  assert.ok(
+    (await page.locator('[data-testid="timeline-mark"][data-kind="checkpoint"]').count()) >= 10,
+    'completed checkpoints up to ~50 s are marked',
+  );
+  assert.equal(await page.locator('.tl-action.recorded').count(), 1, 'the recorded action is still ahead');
+  assert.equal(await page.getByTestId('timeline-fork').count(), 0, 'seeking alone is not a fork');
+  await page.getByTestId('timeline-track').hover({ position: { x: 300, y: 17 } });
+  await page.getByTestId('timeline-hover').waitFor();
+  await page.getByTestId('timeline').screenshot({ path: join(SCREENSHOTS, 'timeline.png') });
+
+  // A new action here forks the run.
+  await page.getByTestId('subtask-explode-0').click();
+  await page.getByTestId('fail-subtask').click();
+  const fork = page.getByTestId('timeline-fork');
+  await fork.waitFor({ timeout: 10_000 });
+  const forkAt = Number(await fork.getAttribute('data-at'));
+  assert.ok(Math.abs(forkAt - 15 * S) < 0.5e6, `forked at ${forkAt}`);
+  assert.equal(await page.locator('.tl-action.recorded').count(), 1, 'only the new action is recorded');
+  // The forked branch has only its own failure so far (45 s is not reached on it yet).
+  assert.equal(await failureMarks.count(), 1, 'the new failure is marked');
+  assert.match(await failureMarks.first().getAttribute('title'), /explode#0/);
+  await page.getByTestId('share').click();
+  await page.waitForFunction(() => location.hash.startsWith('#z:'));
+  const doc = linkDocument(page.url());
+  const events = JSON.stringify(doc.events);
+  assert.match(events, /"explode"/, `the Fail is in the link: ${events}`);
+  assert.doesNotMatch(events, /trigger/i, `the dropped checkpoint request (${recordedAt} µs) is not: ${events}`);
+  await page.screenshot({ path: join(SCREENSHOTS, 'timeline-fork.png'), fullPage: true });
+  await page.getByTestId('timeline').screenshot({ path: join(SCREENSHOTS, 'timeline-fork-panel.png') });
+  assert.deepEqual(problems, [], 'no console errors');
+  await page.close();
+});
