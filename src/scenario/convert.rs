@@ -289,6 +289,7 @@ pub fn from_spec(spec: &JobSpec) -> Document {
         operators,
         edges,
         events,
+        compare: None,
     }
 }
 

@@ -17,7 +17,8 @@
 //! Extensions beyond SCENARIO.md (allowed by it): an optional `description` paragraph at
 //! the top level, an optional `parallelism` (default 1), an optional edge `partitioner`
 //! (Flink's rule: `forward` between equal parallelisms, else `rebalance`), and the event
-//! `set_partitioner`.
+//! `set_partitioner`, and an optional `compare` (`{"a": "aligned", "b": "unaligned"}`:
+//! open the scenario as two runs side by side, see `scenario::compare`).
 //!
 //! Defaults for omitted operator fields (applied by `convert`, kept out of exported
 //! documents by `convert::from_spec`):
@@ -77,6 +78,9 @@ pub struct Document {
     pub edges: Vec<EdgeDoc>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<EventDoc>,
+    /// Open as a comparison of two checkpoint modes (an extension; `None`: one run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compare: Option<super::compare::Comparison>,
 }
 
 /// A config value as JSON allows it: `"2s"`, `8`, `true`.
@@ -572,6 +576,7 @@ const TOP_FIELDS: &[&str] = &[
     "operators",
     "edges",
     "events",
+    "compare",
 ];
 
 const OPERATOR_FIELDS: &[&str] = &[
@@ -693,6 +698,10 @@ impl Document {
             operators,
             edges,
             events,
+            compare: top
+                .get("compare")
+                .map(super::compare::Comparison::read)
+                .transpose()?,
         })
     }
 

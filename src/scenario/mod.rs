@@ -31,10 +31,12 @@
 //! assert_eq!(err.path, "operators[0].kind");
 //! ```
 //!
-//! Modules: [`document`] (the serde types and the reader, with the defaults table),
+//! Modules: [`compare`] (two runs of one scenario differing only in checkpoint mode),
+//! [`document`] (the serde types and the reader, with the defaults table),
 //! [`convert`] (document <-> `JobSpec`), [`link`] (URL fragment encoding), [`presets`]
 //! (named example scenarios), [`error`].
 
+pub mod compare;
 pub mod convert;
 pub mod document;
 pub mod error;
