@@ -18,6 +18,8 @@
 //! - The `run_to` property runs the engine to a virtual time right after loading,
 //!   without animation frames (browser tests).
 
+use std::rc::Rc;
+
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use yew::prelude::*;
@@ -27,8 +29,10 @@ use crate::engine::time::Micros;
 use crate::scenario;
 
 use super::command::Command;
+use super::compare::{self as compare_runs, Compare};
 use super::components::charts::ChartsPanel;
 use super::components::checkpoints::CheckpointsPanel;
+use super::components::compare_view::{CompareToggle, CompareView, RunView};
 use super::components::controls::Controls;
 use super::components::event_log::EventLog;
 use super::components::header::Header;
@@ -38,6 +42,7 @@ use super::components::job_graph::JobGraphPanel;
 use super::components::settings::SettingsPanel;
 use super::components::sinks_recovery::SinksRecoveryPanel;
 use super::sim::{FrameStats, Sim, FRAME_BUDGET_MS};
+use crate::scenario::compare::Comparison;
 
 /// Properties of [`App`]; the page mounts it with the defaults.
 #[derive(Properties, PartialEq, Clone)]
@@ -90,6 +95,9 @@ pub struct App {
     effective_speed: Option<f64>,
     on_command: Callback<Command>,
     on_select: Callback<Option<usize>>,
+    /// Comparison mode: the scenario run twice in lockstep; `None` shows `sim` alone.
+    compare: Option<Compare>,
+    compare_choices: Rc<Vec<(String, String)>>,
 }
 
 fn perf_now() -> f64 {
@@ -169,7 +177,10 @@ impl App {
     }
 
     fn share(&mut self, ctx: &Context<Self>) {
-        let fragment = self.sim.link_fragment();
+        let fragment = match &self.compare {
+            Some(c) => c.link_fragment(),
+            None => self.sim.link_fragment(),
+        };
         let Some(window) = web_sys::window() else {
             return;
         };
@@ -211,13 +222,16 @@ impl App {
     }
 
     fn apply(&mut self, action: Action) {
-        self.action_error = self.sim.apply(action).err();
+        self.action_error = match &mut self.compare {
+            Some(c) => c.apply(action).err(),
+            None => self.sim.apply(action).err(),
+        };
     }
 
     fn run_command(&mut self, ctx: &Context<Self>, cmd: Command) {
         match cmd {
             Command::Play => {
-                if !self.sim.is_done() {
+                if !self.is_done() {
                     self.playing = true;
                     self.last_ts = None;
                     self.request_frame(ctx);
@@ -225,15 +239,21 @@ impl App {
             }
             Command::Pause => {
                 self.playing = false;
-                self.sim.refresh();
+                self.refresh();
             }
             Command::Step => {
                 self.playing = false;
-                self.sim.step();
+                match &mut self.compare {
+                    Some(c) => c.step(),
+                    None => self.sim.step(),
+                }
             }
             Command::Reset => {
                 self.playing = false;
-                self.sim.reset();
+                match &mut self.compare {
+                    Some(c) => c.reset(),
+                    None => self.sim.reset(),
+                }
                 self.selected_checkpoint = None;
                 self.action_error = None;
                 self.frame_stats = FrameStats::default();
@@ -258,6 +278,7 @@ impl App {
                                 }
                             }
                             self.sim = sim;
+                            self.reopen_compare();
                             self.playing = false;
                             self.selected_task = None;
                             self.selected_checkpoint = None;
@@ -271,6 +292,7 @@ impl App {
             }
             Command::ToggleHelp => self.help = !self.help,
             Command::DismissBanner => self.banner = None,
+            Command::Compare(choice) => self.set_compare(choice),
         }
     }
 
@@ -339,9 +361,19 @@ impl Component for App {
             None if props.use_location => location_hash(),
             None => String::new(),
         };
-        let (mut sim, banner) = load(&link);
+        let (mut sim, mut banner) = load(&link);
+        let mut compare = None;
+        if let Some(cmp) = sim.document.compare.clone() {
+            match Compare::new(sim.document.clone(), cmp) {
+                Ok(c) => compare = Some(c),
+                Err(e) => banner = Some(format!("The comparison in this link cannot run — {e}. The single run was opened instead.")),
+            }
+        }
         if let Some(t) = props.run_to {
-            sim.run_to(t);
+            match &mut compare {
+                Some(c) => c.run_to(t),
+                None => sim.run_to(t),
+            }
         }
         let on_command = ctx.link().callback(Msg::Cmd);
         let on_select = ctx
@@ -367,6 +399,8 @@ impl Component for App {
             effective_speed: None,
             on_command,
             on_select,
+            compare,
+            compare_choices: Rc::new(compare_runs::choices()),
         }
     }
 
@@ -389,9 +423,9 @@ impl Component for App {
                     .map(|last| (ts - last).clamp(0.0, 100.0))
                     .unwrap_or(16.7);
                 self.last_ts = Some(ts);
-                let before = self.sim.now();
+                let before = self.now();
                 let want = ((dt * self.speed * 1000.0) as Micros).max(1);
-                let reached = self.sim.advance(before + want, FRAME_BUDGET_MS);
+                let reached = self.advance(before + want);
                 if dt > 0.0 {
                     let eff = (reached - before) as f64 / 1000.0 / dt;
                     self.effective_speed = Some(match self.effective_speed {
@@ -399,14 +433,15 @@ impl Component for App {
                         None => eff,
                     });
                 }
-                if self.sim.is_done() {
+                if self.is_done() {
                     self.playing = false;
-                    self.sim.refresh();
+                    self.refresh();
                 } else {
                     self.request_frame(ctx);
                 }
-                self.engine_stats.record(self.sim.last_timing.0);
-                self.cut_stats.record(self.sim.last_timing.1);
+                let timing = self.last_timing();
+                self.engine_stats.record(timing.0);
+                self.cut_stats.record(timing.1);
                 self.frame_start = Some(start);
                 true
             }
@@ -438,6 +473,9 @@ impl Component for App {
     }
 
     fn view(&self, _ctx: &Context<Self>) -> Html {
+        if let Some(c) = &self.compare {
+            return self.compare_view(c);
+        }
         let snaps = &self.sim.snapshots;
         let on_command = self.on_command.clone();
         let dismiss = {
@@ -450,6 +488,8 @@ impl Component for App {
                     preset={self.sim.preset.clone().map(AttrValue::from)}
                     share_note={self.share_note.as_ref().map(|(n, _)| AttrValue::from(n.clone()))}
                     share_warning={self.share_note.as_ref().is_some_and(|(_, w)| *w)} />
+                <CompareToggle active={None::<AttrValue>} choices={self.compare_choices.clone()}
+                    on_command={on_command.clone()} />
                 if let Some(message) = &self.banner {
                     <div class="error-banner" data-testid="error-banner" role="alert">
                         <span>{ message.clone() }</span>
@@ -481,6 +521,130 @@ impl Component for App {
                     <SinksRecoveryPanel report={snaps.report.clone()} />
                     <ChartsPanel charts={snaps.charts.clone()} report={snaps.report.clone()} />
                     <EventLog entries={snaps.log.clone()} total={snaps.log_total} />
+                </main>
+                if self.help {
+                    <HelpOverlay on_command={on_command} />
+                }
+            </div>
+        }
+    }
+}
+
+/// Comparison mode (`Command::Compare`, links with a `compare` field): the app drives a
+/// [`Compare`] instead of its single `sim`, which stays as it was for when the user
+/// goes back.
+impl App {
+    fn now(&self) -> Micros {
+        self.compare
+            .as_ref()
+            .map_or_else(|| self.sim.now(), Compare::now)
+    }
+
+    fn is_done(&self) -> bool {
+        self.compare
+            .as_ref()
+            .map_or_else(|| self.sim.is_done(), Compare::is_done)
+    }
+
+    fn refresh(&mut self) {
+        match &mut self.compare {
+            Some(c) => c.refresh(),
+            None => self.sim.refresh(),
+        }
+    }
+
+    /// One frame's engine work: both runs share the frame budget.
+    fn advance(&mut self, target: Micros) -> Micros {
+        match &mut self.compare {
+            Some(c) => c.advance(target, FRAME_BUDGET_MS),
+            None => self.sim.advance(target, FRAME_BUDGET_MS),
+        }
+    }
+
+    fn last_timing(&self) -> (f64, f64) {
+        self.compare
+            .as_ref()
+            .map_or(self.sim.last_timing, |c| c.last_timing)
+    }
+
+    /// Enters (or switches to) the comparison `A|B`, or leaves comparison mode.
+    fn set_compare(&mut self, choice: Option<String>) {
+        self.playing = false;
+        self.action_error = None;
+        self.share_note = None;
+        self.frame_stats = FrameStats::default();
+        let Some(text) = choice else {
+            self.compare = None;
+            self.sim.refresh();
+            return;
+        };
+        let opened = Comparison::parse(&text, "compare")
+            .map_err(|e| e.to_string())
+            .and_then(|cmp| Compare::new(self.sim.document.clone(), cmp));
+        match opened {
+            Ok(c) => self.compare = Some(c),
+            Err(e) => self.banner = Some(format!("This comparison cannot run — {e}")),
+        }
+    }
+
+    /// After a preset was loaded in comparison mode: the same comparison of the new one.
+    fn reopen_compare(&mut self) {
+        if let Some(c) = self.compare.take() {
+            match Compare::new(self.sim.document.clone(), c.comparison) {
+                Ok(c) => self.compare = Some(c),
+                Err(e) => self.banner = Some(format!("This comparison cannot run — {e}")),
+            }
+        }
+    }
+
+    fn compare_view(&self, c: &Compare) -> Html {
+        let on_command = self.on_command.clone();
+        let run = |sim: &Sim, mode: &crate::scenario::compare::Mode| RunView {
+            mode: mode.clone(),
+            layout: sim.snapshots.layout.clone(),
+            live: sim.snapshots.live.clone(),
+            report: sim.snapshots.report.clone(),
+        };
+        let a = &c.a.snapshots;
+        let dismiss = {
+            let cb = on_command.clone();
+            Callback::from(move |_: MouseEvent| cb.emit(Command::DismissBanner))
+        };
+        html! {
+            <div class="app" data-testid="app" data-playing={self.playing.to_string()} data-compare="true">
+                <Header on_command={on_command.clone()}
+                    preset={self.sim.preset.clone().map(AttrValue::from)}
+                    share_note={self.share_note.as_ref().map(|(n, _)| AttrValue::from(n.clone()))}
+                    share_warning={self.share_note.as_ref().is_some_and(|(_, w)| *w)} />
+                <CompareToggle active={Some(AttrValue::from(c.comparison.text()))}
+                    choices={self.compare_choices.clone()} on_command={on_command.clone()} />
+                if let Some(message) = &self.banner {
+                    <div class="error-banner" data-testid="error-banner" role="alert">
+                        <span>{ message.clone() }</span>
+                        <button type="button" class="banner-close" onclick={dismiss} aria-label="Dismiss">{ "×" }</button>
+                    </div>
+                }
+                <main class="layout compare-layout">
+                    <Controls on_command={on_command.clone()}
+                        playing={self.playing}
+                        now={c.now()}
+                        duration={c.duration()}
+                        speed={self.speed}
+                        effective_speed={if self.playing { self.effective_speed } else { None }}
+                        done={c.is_done()}
+                        status={c.status()}
+                        frame={self.frame_stats.summary()}
+                        engine_ms={self.engine_stats.summary().map(|s| s.0)}
+                        cut_ms={self.cut_stats.summary().map(|s| s.0)}
+                        name={AttrValue::from(c.base.name.clone())}
+                        description={c.base.description.clone().map(AttrValue::from)} />
+                    <CompareView comparison={c.comparison.clone()}
+                        a={run(&c.a, &c.comparison.a)} b={run(&c.b, &c.comparison.b)}
+                        duration={c.duration()} selected={self.selected_task}
+                        on_select={self.on_select.clone()} />
+                    <Inspector live={a.live.clone()} settings={a.settings.clone()}
+                        selected={self.selected_task} on_command={on_command.clone()}
+                        error={self.action_error.clone().map(AttrValue::from)} />
                 </main>
                 if self.help {
                     <HelpOverlay on_command={on_command} />

@@ -25,4 +25,7 @@ pub enum Command {
     LoadPreset(String),
     ToggleHelp,
     DismissBanner,
+    /// Enter or switch to the comparison `A|B` (e.g. `aligned|unaligned`), or with
+    /// `None` go back to the single run.
+    Compare(Option<String>),
 }

@@ -10,10 +10,12 @@
 //!
 //! Modules: [`app`] (root: URL, frame loop, commands, keyboard), [`sim`] (the engine
 //! as the UI holds it: bounded slices, snapshots cut only on change), [`layout`]
-//! (job-view geometry), [`command`], [`format`], [`components`] (one per panel).
+//! (job-view geometry), [`command`], [`format`], [`components`] (one per panel),
+//! [`compare`] (two runs of one scenario in lockstep for the comparison view).
 
 pub mod app;
 pub mod command;
+pub mod compare;
 pub mod components;
 pub mod format;
 pub mod layout;

@@ -17,12 +17,12 @@ use crate::ui::sim::ChartData;
 
 use super::panel::Panel;
 
-const W: f64 = 460.0;
-const H: f64 = 150.0;
-const L: f64 = 46.0;
-const R: f64 = 8.0;
-const T: f64 = 10.0;
-const B: f64 = 20.0;
+pub(crate) const W: f64 = 460.0;
+pub(crate) const H: f64 = 150.0;
+pub(crate) const L: f64 = 46.0;
+pub(crate) const R: f64 = 8.0;
+pub(crate) const T: f64 = 10.0;
+pub(crate) const B: f64 = 20.0;
 pub const PALETTE: [&str; 8] = [
     "#2f6fde", "#e8833a", "#3f9e78", "#9b59b6", "#d24c5a", "#1aa3b8", "#8c6d1f", "#5d687a",
 ];
@@ -34,7 +34,7 @@ pub struct ChartsProps {
 }
 
 /// A "nice" upper bound for an axis: 1, 2 or 5 times a power of ten.
-fn nice(max: f64) -> f64 {
+pub(crate) fn nice(max: f64) -> f64 {
     if max <= 0.0 {
         return 1.0;
     }
@@ -47,7 +47,7 @@ fn nice(max: f64) -> f64 {
     10.0 * p
 }
 
-fn frame(
+pub(crate) fn frame(
     title: &str,
     testid: &str,
     y_max_label: String,
@@ -79,10 +79,10 @@ fn frame(
     }
 }
 
-fn sx(t_us: f64, duration_us: f64) -> f64 {
+pub(crate) fn sx(t_us: f64, duration_us: f64) -> f64 {
     L + (t_us / duration_us.max(1.0)).clamp(0.0, 1.0) * (W - L - R)
 }
-fn sy(v: f64, max: f64) -> f64 {
+pub(crate) fn sy(v: f64, max: f64) -> f64 {
     H - B - (v / max).clamp(0.0, 1.0) * (H - B - T)
 }
 

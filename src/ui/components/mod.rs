@@ -17,9 +17,12 @@
 //! | [`charts::ChartsPanel`] | `charts`; `chart-throughput`, `chart-duration`, `chart-persisted`, `chart-inflight` |
 //! | [`event_log::EventLog`] | `event-log`; `log-entry`, `log-filter` |
 //! | [`help::HelpOverlay`] | `help-overlay` |
+//! | [`compare_view::CompareToggle`] | `compare-bar`; `compare-mode`, `compare-toggle` |
+//! | [`compare_view::CompareView`] | `compare`; `compare-run-a`, `compare-run-b`, `compare-chart-<duration\|alignment\|persisted\|replay>`, `compare-summary` |
 
 pub mod charts;
 pub mod checkpoints;
+pub mod compare_view;
 pub mod controls;
 pub mod event_log;
 pub mod header;
