@@ -188,18 +188,16 @@ fn backpressure_aligned_is_slow_and_unaligned_persists_inflight_data() {
     }
 }
 
+fn compare_backpressure(modes: &str) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_checkpoint-playground"))
+        .args(["run", "--preset", "backpressure", "--compare", modes])
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn the_runner_compares_side_by_side() {
-    let out = Command::new(env!("CARGO_BIN_EXE_checkpoint-playground"))
-        .args([
-            "run",
-            "--preset",
-            "backpressure",
-            "--compare",
-            "aligned|unaligned",
-        ])
-        .output()
-        .unwrap();
+    let out = compare_backpressure("aligned|unaligned");
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8(out.stdout).unwrap();
     let row = text
@@ -212,16 +210,7 @@ fn the_runner_compares_side_by_side() {
         "{text}"
     );
 
-    let out = Command::new(env!("CARGO_BIN_EXE_checkpoint-playground"))
-        .args([
-            "run",
-            "--preset",
-            "backpressure",
-            "--compare",
-            "aligned|bogus",
-        ])
-        .output()
-        .unwrap();
+    let out = compare_backpressure("aligned|bogus");
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(

@@ -60,6 +60,15 @@ impl Mode {
         }
     }
 
+    /// A short label for legends and table heads: `AC`, `UC`, `AC→UC 200ms`.
+    pub fn short(&self) -> String {
+        match self {
+            Mode::Aligned => "AC".into(),
+            Mode::Unaligned => "UC".into(),
+            Mode::Timeout(t) => format!("AC→UC {}", format_duration(*t)),
+        }
+    }
+
     /// Reads a mode; the error message says what is accepted.
     pub fn parse(text: &str) -> Result<Mode, String> {
         let t = text.trim();

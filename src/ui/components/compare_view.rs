@@ -64,8 +64,8 @@ fn mode_class(m: &Mode) -> &'static str {
 fn legend(a: &Mode, b: &Mode) -> Html {
     html! {
         <span class="chart-legend">
-            <span><i class={mode_class(a)}></i>{ format!("A: {}", a.label()) }</span>
-            <span><i class={mode_class(b)}></i>{ format!("B: {}", b.label()) }</span>
+            <span><i class={mode_class(a)}></i>{ format!("A · {}", a.short()) }</span>
+            <span><i class={mode_class(b)}></i>{ format!("B · {}", b.short()) }</span>
         </span>
     }
 }
@@ -133,16 +133,18 @@ fn checkpoint_chart(
     value: fn(&CheckpointReport) -> f64,
     show: fn(&CheckpointReport) -> String,
     label: fn(f64) -> String,
+    unit: fn(f64) -> f64,
 ) -> Html {
     let dur = props.duration as f64;
-    let max = nice(
-        [&props.a.report, &props.b.report]
-            .iter()
-            .flat_map(|r| r.checkpoints.iter())
-            .filter(|c| c.status == "completed")
-            .map(value)
-            .fold(0.0, f64::max),
-    );
+    let raw = [&props.a.report, &props.b.report]
+        .iter()
+        .flat_map(|r| r.checkpoints.iter())
+        .filter(|c| c.status == "completed")
+        .map(value)
+        .fold(0.0, f64::max);
+    // A round axis in the unit the label shows (KB are 1024 bytes).
+    let unit = unit(raw);
+    let max = nice(raw / unit) * unit;
     let body = html! {
         <>
             { checkpoint_series("A", &props.a.mode, &props.a.report, value, show, max, dur) }
@@ -157,6 +159,24 @@ fn checkpoint_chart(
         body,
         legend(&props.a.mode, &props.b.mode),
     )
+}
+
+/// A byte count short enough for the y axis: `500 KB`, `2 MB`.
+fn axis_bytes(v: f64) -> String {
+    match v {
+        v if v >= 1024.0 * 1024.0 => format!("{:.0} MB", v / (1024.0 * 1024.0)),
+        v if v >= 1024.0 => format!("{:.0} KB", v / 1024.0),
+        v => format!("{v:.0} B"),
+    }
+}
+
+/// The unit [`axis_bytes`] labels `max` bytes in.
+fn byte_unit(max: f64) -> f64 {
+    if max >= 1024.0 * 1024.0 {
+        1024.0 * 1024.0
+    } else {
+        1024.0
+    }
 }
 
 fn e2e(c: &CheckpointReport) -> f64 {
@@ -228,7 +248,7 @@ fn replay_chart(props: &CompareViewProps) -> Html {
         </>
     };
     frame(
-        "Records replayed per failure (restored checkpoint, its age)",
+        "Records replayed per failure",
         "compare-chart-replay",
         format!("{max:.0}"),
         dur / 1e6,
@@ -246,6 +266,11 @@ fn summary(props: &CompareViewProps) -> Html {
             "Median end-to-end duration",
             format::opt_ms(fa.median_end_to_end_ms),
             format::opt_ms(fb.median_end_to_end_ms),
+        ),
+        (
+            "Longest end-to-end duration",
+            format::opt_ms(fa.max_end_to_end_ms),
+            format::opt_ms(fb.max_end_to_end_ms),
         ),
         (
             "Median alignment",
@@ -280,8 +305,8 @@ fn summary(props: &CompareViewProps) -> Html {
             <thead>
                 <tr>
                     <th scope="col"></th>
-                    <th scope="col"><i class={mode_class(&props.a.mode)}></i>{ format!("A: {}", props.a.mode.label()) }</th>
-                    <th scope="col"><i class={mode_class(&props.b.mode)}></i>{ format!("B: {}", props.b.mode.label()) }</th>
+                    <th scope="col"><i class={mode_class(&props.a.mode)}></i>{ format!("A · {}", props.a.mode.short()) }</th>
+                    <th scope="col"><i class={mode_class(&props.b.mode)}></i>{ format!("B · {}", props.b.mode.short()) }</th>
                 </tr>
             </thead>
             <tbody>
@@ -318,11 +343,11 @@ pub fn compare_view(props: &CompareViewProps) -> Html {
             <div class="compare-figures">
                 <div class="chart-grid compare-charts">
                     { checkpoint_chart(props, "Checkpoint end-to-end duration", "compare-chart-duration",
-                        e2e, |c| format::opt_ms(c.end_to_end_ms), format::ms) }
+                        e2e, |c| format::opt_ms(c.end_to_end_ms), format::ms, |_| 1.0) }
                     { checkpoint_chart(props, "Alignment time (max over subtasks)", "compare-chart-alignment",
-                        alignment, |c| format::ms(c.alignment_ms), format::ms) }
+                        alignment, |c| format::ms(c.alignment_ms), format::ms, |_| 1.0) }
                     { checkpoint_chart(props, "Persisted in-flight data per checkpoint", "compare-chart-persisted",
-                        persisted, |c| format::bytes(c.persisted_inflight_bytes), |v| format::bytes(v as u64)) }
+                        persisted, |c| format::bytes(c.persisted_inflight_bytes), axis_bytes, byte_unit) }
                     { replay_chart(props) }
                 </div>
                 { summary(props) }
