@@ -4,7 +4,8 @@
 //  2. fail count#1 from run A's job view: the failure applies to both runs at the same
 //     instant; play on to ~32 s and screenshot the figure (compare.png);
 //  3. Share puts the comparison into the link, and opening that link opens compare
-//     mode with the recorded failure; leaving compare mode shows the single run.
+//     mode with the recorded failure; played to the end at 100× both runs recovered
+//     twice (compare-end.png); leaving compare mode shows the single run.
 // No console errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -91,10 +92,25 @@ test('compare mode: AC vs UC side by side on the backpressure preset', { timeout
   await page.goto(url, { waitUntil: 'load' });
   await page.getByTestId('compare').waitFor({ timeout: 20_000 });
   assert.equal(await page.getByTestId('compare-mode').inputValue(), 'aligned|unaligned');
+  // The reopened link replays the recorded failure in both runs, then the preset's own
+  // failure at 45s: two recoveries each by the end.
+  await page.getByTestId('speed').evaluate((el) => {
+    el.value = '75'; // 100×
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  });
+  await page.getByTestId('play').click();
+  await page.locator('[data-testid="app"][data-playing="false"]').waitFor({ timeout: 90_000 });
+  assert.equal(await clockSeconds(page), 60);
+  for (const side of ['a', 'b']) {
+    const bars = page.locator(`[data-testid="compare-chart-replay"] [data-series="${side}"] rect.bar`);
+    assert.equal(await bars.count(), 2, `run ${side}: the shared failure and the preset's`);
+  }
+  await page.getByTestId('compare').screenshot({ path: join(SCREENSHOTS, 'compare-end.png') });
 
   await page.getByTestId('compare-toggle').click();
   await page.getByTestId('job-graph').waitFor();
   assert.equal(await page.getByTestId('compare').count(), 0);
+  await page.screenshot({ path: join(SCREENSHOTS, 'compare-left.png') });
   assert.deepEqual(problems, []);
   await page.close();
 });

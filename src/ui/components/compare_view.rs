@@ -29,7 +29,7 @@ use crate::ui::format;
 use crate::ui::layout::Layout;
 use crate::ui::sim::LiveView;
 
-use super::charts::{frame, nice, sx, sy, B, H};
+use super::charts::{frame, nice, sx, sy, B, H, T};
 use super::job_graph::JobGraphPanel;
 use super::panel::Panel;
 
@@ -198,7 +198,9 @@ fn replay_chart(props: &CompareViewProps) -> Html {
         runs.iter()
             .flat_map(|(_, r)| r.report.failures.iter())
             .map(|f| f.replayed_records as f64)
-            .fold(0.0, f64::max),
+            .fold(0.0, f64::max)
+            // Headroom for the two rows of notes at the top.
+            * 1.25,
     );
     let bar_w = 9.0;
     let series = runs.iter().enumerate().map(|(i, (side, run))| {
@@ -213,8 +215,12 @@ fn replay_chart(props: &CompareViewProps) -> Html {
                     .map(|c| (id, f.at_ms - c.trigger_ms))
             });
             let note = match restored {
-                Some((id, age)) => format!("#{id}, {} old", format::ms(age)),
+                Some((id, age)) => format!("checkpoint {id}, {} old", format::ms(age)),
                 None => "from scratch".into(),
+            };
+            let short = match restored {
+                Some((id, age)) => format!("from #{id}, {} old", format::ms(age)),
+                None => "scratch".into(),
             };
             html! {
                 <g>
@@ -223,9 +229,10 @@ fn replay_chart(props: &CompareViewProps) -> Html {
                         <title>{ format!("{side}: failure of {}#{} at {}: replayed {} records, restored {note}",
                             f.operator, f.subtask, format::ms(f.at_ms), f.replayed_records) }</title>
                     </rect>
-                    <text class="bar-note" x={format!("{:.1}", x + bar_w / 2.0)} y={format!("{:.1}", (y - 3.0).max(8.0))}
-                        text-anchor={if i == 0 { "end" } else { "start" }}>
-                        { format!("{} · {note}", f.replayed_records) }
+                    // Over the failure: A's restored checkpoint on the top row, B's below.
+                    <text class="bar-note" x={format!("{:.1}", sx(f.at_ms * 1e3, dur))}
+                        y={format!("{:.1}", T + 8.0 + 10.0 * i as f64)} text-anchor="middle">
+                        { short.clone() }
                     </text>
                 </g>
             }
