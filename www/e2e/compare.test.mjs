@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
-import { BASE_URL, SCREENSHOTS, sharedBrowser, watchProblems } from './browser.mjs';
+import { BASE_URL, SCREENSHOTS, frameStats, sharedBrowser, watchProblems } from './browser.mjs';
 
 const browser = sharedBrowser();
 
@@ -53,12 +53,7 @@ test('compare mode: AC vs UC side by side on the backpressure preset', { timeout
     el.dispatchEvent(new Event('input', { bubbles: true }));
   });
   await playUntil(page, 24);
-  const stats = page.getByTestId('frame-stats');
-  const avg = Number(await stats.getAttribute('data-avg-ms'));
-  const p95 = Number(await stats.getAttribute('data-p95-ms'));
-  const frames = Number(await stats.getAttribute('data-frames'));
-  const engine = Number(await stats.getAttribute('data-engine-ms'));
-  const snapshot = Number(await stats.getAttribute('data-snapshot-ms'));
+  const { avg, p95, frames, engine, snapshot } = await frameStats(page);
   console.log(`frame work, compare backpressure AC|UC at 10x: avg ${avg.toFixed(2)} ms (engines ${engine.toFixed(2)}, snapshots ${snapshot.toFixed(2)}, rest = render), p95 ${p95.toFixed(2)} ms over ${frames} frames`);
   assert.ok(frames > 10, `frames were measured (${frames})`);
 
