@@ -38,8 +38,9 @@ fn every_grid_area_used_by_the_ui_is_laid_out() {
     let mut areas = Vec::new();
     for entry in fs::read_dir(&dir).unwrap() {
         let source = fs::read_to_string(entry.unwrap().path()).unwrap();
-        for (at, _) in source.match_indices("class=\"area-") {
-            let rest = &source[at + "class=\"".len()..];
+        // `class="area-…"` or `classes!("area-…")`: every string literal naming an area.
+        for (at, _) in source.match_indices("\"area-") {
+            let rest = &source[at + 1..];
             areas.push(rest[..rest.find('"').unwrap()].to_string());
         }
     }
@@ -50,6 +51,7 @@ fn every_grid_area_used_by_the_ui_is_laid_out() {
         [
             "area-charts",
             "area-checkpoints",
+            "area-compare",
             "area-controls",
             "area-graph",
             "area-guide",
@@ -58,7 +60,7 @@ fn every_grid_area_used_by_the_ui_is_laid_out() {
             "area-settings",
             "area-sinks"
         ],
-        "each panel takes one grid area"
+        "the panels each take one grid area (the comparison view takes its own)"
     );
     for area in &areas {
         let name = area.trim_start_matches("area-");

@@ -697,3 +697,138 @@ async fn the_timeline_handle_seeks_the_app_and_an_action_after_it_forks() {
     handle.destroy();
     yew::scheduler::flush().await;
 }
+
+// ---- comparison mode ----------------------------------------------------------------
+
+fn compare_link(name: &str, compare: &str) -> String {
+    let mut doc = scenario::preset(name).expect("preset");
+    doc.compare = Some(scenario::compare::Comparison::parse(compare, "compare").unwrap());
+    scenario::encode_link(&doc)
+}
+
+fn series_points(root: &Element, chart: &str, side: &str) -> usize {
+    all(
+        root,
+        &format!("[data-testid=\"{chart}\"] [data-series=\"{side}\"] circle.dot"),
+    )
+    .len()
+}
+
+#[wasm_bindgen_test]
+async fn a_compare_link_opens_both_runs_side_by_side_with_two_series_per_chart() {
+    let root = fresh_root();
+    let handle = ui::mount_with(
+        root.clone(),
+        props(
+            &compare_link("backpressure", "aligned|unaligned"),
+            Some(30_000_000),
+        ),
+    );
+    yew::scheduler::flush().await;
+
+    assert!(root
+        .query_selector("[data-testid=\"error-banner\"]")
+        .unwrap()
+        .is_none());
+    by_testid(&root, "compare");
+    let a = by_testid(&root, "compare-run-a");
+    let b = by_testid(&root, "compare-run-b");
+    assert_eq!(a.get_attribute("data-mode").as_deref(), Some("aligned"));
+    assert_eq!(b.get_attribute("data-mode").as_deref(), Some("unaligned"));
+    assert!(a.text_content().unwrap().contains("aligned (AC)"));
+    assert!(b.text_content().unwrap().contains("unaligned (UC)"));
+    // Each run draws its own job: 2+2+2+2+1 subtasks.
+    for run in [&a, &b] {
+        assert_eq!(all(run, "[data-testid^=\"subtask-\"]").len(), 9);
+    }
+    // Both runs completed checkpoints by 30s, drawn as two series on shared charts.
+    for chart in [
+        "compare-chart-duration",
+        "compare-chart-alignment",
+        "compare-chart-persisted",
+    ] {
+        let (pa, pb) = (
+            series_points(&root, chart, "a"),
+            series_points(&root, chart, "b"),
+        );
+        assert!(
+            pa >= 5 && pb >= 5,
+            "{chart}: {pa} and {pb} completed checkpoints"
+        );
+    }
+    assert_eq!(
+        all(
+            &root,
+            "[data-testid=\"compare-chart-replay\"] [data-series]"
+        )
+        .len(),
+        2
+    );
+    let summary = by_testid(&root, "compare-summary").text_content().unwrap();
+    assert!(summary.contains("Median end-to-end duration"), "{summary}");
+    assert!(summary.contains("Median persisted in-flight"), "{summary}");
+    // The clock shows the shared virtual time.
+    assert!(by_testid(&root, "clock")
+        .text_content()
+        .unwrap()
+        .contains("30"));
+
+    // Leaving comparison mode returns to the single run.
+    by_testid(&root, "compare-toggle")
+        .dyn_into::<HtmlElement>()
+        .unwrap()
+        .click();
+    yew::scheduler::flush().await;
+    assert!(root
+        .query_selector("[data-testid=\"compare\"]")
+        .unwrap()
+        .is_none());
+    by_testid(&root, "job-graph");
+    by_testid(&root, "charts");
+    handle.destroy();
+}
+
+#[wasm_bindgen_test]
+fn compare_runs_stay_in_lockstep_and_record_actions_in_both() {
+    use checkpoint_playground::engine::spec::Action;
+    use checkpoint_playground::scenario::compare::Comparison;
+    use checkpoint_playground::ui::compare::Compare;
+
+    let doc = scenario::preset("backpressure").unwrap();
+    let mut c = Compare::new(
+        doc,
+        Comparison::parse("aligned|timeout:200ms", "t").unwrap(),
+    )
+    .unwrap();
+    // A tiny budget: the pair stops together, wherever the budget ran out.
+    for _ in 0..20 {
+        let reached = c.advance(c.now() + 700_000, 0.01);
+        assert_eq!(c.a.now(), reached);
+        assert_eq!(c.b.now(), reached);
+    }
+    let at = c.now();
+    assert!(at > 0);
+    c.apply(Action::Fail {
+        operator: "count".into(),
+        subtask: 0,
+    })
+    .unwrap();
+    c.step();
+    assert_eq!(c.a.now(), c.b.now());
+    for sim in [&c.a, &c.b] {
+        let e = sim.engine.borrow();
+        assert_eq!(
+            e.spec.events.len(),
+            3,
+            "the preset's two events and the failure"
+        );
+        assert_eq!(e.spec.events[2].at, at);
+    }
+    // The link reopens the comparison with the recorded failure.
+    let back = scenario::decode_link(&c.link_fragment()).unwrap();
+    assert_eq!(back.compare, Some(c.comparison.clone()));
+    assert_eq!(back.events.len(), 3);
+    assert!(!back
+        .config
+        .contains_key("execution.checkpointing.unaligned.enabled"));
+}

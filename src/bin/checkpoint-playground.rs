@@ -7,8 +7,9 @@
 //! that cannot be read or written. Invalid input never panics.
 
 use checkpoint_playground::engine::report::Report;
-use checkpoint_playground::engine::time::{format_duration, parse_duration};
+use checkpoint_playground::engine::time::{format_bytes, format_duration, parse_duration};
 use checkpoint_playground::engine::Engine;
+use checkpoint_playground::scenario::compare::{Comparison, Figures};
 use checkpoint_playground::scenario::{self, Document, ScenarioError};
 use std::io::{Read, Write};
 use std::process::ExitCode;
@@ -34,6 +35,11 @@ RUN OPTIONS:
   --set KEY=VALUE        override a Flink config option (repeatable), e.g.
                          --set execution.checkpointing.unaligned.enabled=true
   --sink-output FILE     write every committed sink record, one JSON object a line
+  --compare A|B          run the scenario twice, differing only in checkpoint mode, and
+                         print both runs' key figures side by side; A and B are
+                         aligned, unaligned or timeout:DURATION (e.g. aligned|unaligned,
+                         aligned|timeout:200ms). A scenario with a \"compare\" field
+                         is compared without the flag. --json prints {\"a\", \"b\"} reports
 
 Exit status: 0 on success, 2 on invalid input (one line on stderr).";
 
@@ -55,6 +61,7 @@ struct RunOptions {
     until: Option<String>,
     sets: Vec<String>,
     sink_output: Option<String>,
+    compare: Option<String>,
 }
 
 fn main() -> ExitCode {
@@ -149,6 +156,7 @@ fn parse_run(args: &[String]) -> Result<RunOptions, ScenarioError> {
             "--until" => o.until = Some(value("--until")?),
             "--set" => o.sets.push(value("--set")?),
             "--sink-output" => o.sink_output = Some(value("--sink-output")?),
+            "--compare" => o.compare = Some(value("--compare")?),
             "--preset" => {
                 let v = value("--preset")?;
                 set_input(&mut o, Input::Preset(v), "--preset")?
@@ -212,7 +220,19 @@ fn load(o: &RunOptions) -> Result<Document, ScenarioError> {
 }
 
 fn run(o: RunOptions) -> Result<(), ScenarioError> {
-    let doc = load(&o)?;
+    let mut doc = load(&o)?;
+    if let Some(text) = &o.compare {
+        doc.compare = Some(Comparison::parse(text, "--compare")?);
+    }
+    if let Some(cmp) = doc.compare.clone() {
+        if o.sink_output.is_some() {
+            return Err(fail(
+                "--sink-output",
+                "writes one run's records; it cannot be combined with a comparison",
+            ));
+        }
+        return run_compare(&doc, &cmp, &o);
+    }
     let mut spec = scenario::to_spec(&doc)?;
     let until = match &o.until {
         Some(t) => Some(parse_duration(t).map_err(|m| fail("--until", m))?),
@@ -253,6 +273,97 @@ fn run(o: RunOptions) -> Result<(), ScenarioError> {
         writeln!(out, "{json}").ok();
     } else {
         write!(out, "{}", summary(&report)).ok();
+    }
+    Ok(())
+}
+
+/// Runs both variants of a comparison (to `--until` if given) and prints their figures
+/// side by side, or both reports as JSON.
+fn run_compare(doc: &Document, cmp: &Comparison, o: &RunOptions) -> Result<(), ScenarioError> {
+    let (a, b) = scenario::compare::variants(doc, cmp)?;
+    let until = match &o.until {
+        Some(t) => Some(parse_duration(t).map_err(|m| fail("--until", m))?),
+        None => None,
+    };
+    let report = |d: &Document| -> Result<Report, ScenarioError> {
+        let mut spec = scenario::to_spec(d)?;
+        if let Some(t) = until.filter(|t| *t > spec.duration) {
+            spec.duration = t;
+        }
+        let mut engine = Engine::new(spec)?;
+        engine.run_until(until.unwrap_or(u64::MAX));
+        Ok(engine.report())
+    };
+    let (ra, rb) = (report(&a)?, report(&b)?);
+    let mut out = std::io::stdout().lock();
+    if o.json {
+        let json = serde_json::json!({"compare": cmp, "a": ra, "b": rb});
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&json).expect("reports serialize")
+        )
+        .ok();
+        return Ok(());
+    }
+    let (fa, fb) = (Figures::of(&ra), Figures::of(&rb));
+    let opt_ms = |v: Option<f64>| v.map(ms).unwrap_or_else(|| "-".into());
+    let opt_b = |v: Option<u64>| v.map(format_bytes).unwrap_or_else(|| "-".into());
+    let rows: [(&str, String, String); 8] = [
+        (
+            "median end-to-end",
+            opt_ms(fa.median_end_to_end_ms),
+            opt_ms(fb.median_end_to_end_ms),
+        ),
+        (
+            "median alignment",
+            opt_ms(fa.median_alignment_ms),
+            opt_ms(fb.median_alignment_ms),
+        ),
+        (
+            "median persisted in-flight",
+            opt_b(fa.median_persisted_bytes),
+            opt_b(fb.median_persisted_bytes),
+        ),
+        (
+            "checkpoints completed",
+            fa.completed.to_string(),
+            fb.completed.to_string(),
+        ),
+        (
+            "checkpoints failed",
+            fa.failed.to_string(),
+            fb.failed.to_string(),
+        ),
+        (
+            "replayed records",
+            fa.replayed_records.to_string(),
+            fb.replayed_records.to_string(),
+        ),
+        (
+            "duplicates",
+            fa.duplicates.to_string(),
+            fb.duplicates.to_string(),
+        ),
+        ("lost", fa.lost.to_string(), fb.lost.to_string()),
+    ];
+    let (la, lb) = (cmp.a.label(), cmp.b.label());
+    let wa = rows
+        .iter()
+        .map(|r| r.1.len())
+        .chain([la.len()])
+        .max()
+        .unwrap_or(0);
+    writeln!(
+        out,
+        "{} ({} of virtual time)",
+        doc.name,
+        ms(ra.virtual_time_ms as f64)
+    )
+    .ok();
+    writeln!(out, "{:<28}  {la:>wa$}  {lb}", "").ok();
+    for (name, va, vb) in rows {
+        writeln!(out, "{name:<28}  {va:>wa$}  {vb}").ok();
     }
     Ok(())
 }

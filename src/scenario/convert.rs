@@ -299,6 +299,7 @@ pub fn from_spec(spec: &JobSpec) -> Document {
         edges,
         events,
         guide: None,
+        compare: None,
     }
 }
 

@@ -17,9 +17,11 @@
 //! Extensions beyond SCENARIO.md (allowed by it): an optional `description` paragraph at
 //! the top level, an optional `parallelism` (default 1), an optional edge `partitioner`
 //! (Flink's rule: `forward` between equal parallelisms, else `rebalance`), the event
-//! `set_partitioner`, and an optional `guide` (what the scenario teaches, the controls
+//! `set_partitioner`, an optional `guide` (what the scenario teaches, the controls
 //! to touch and the figures it promises; read and checked by [`super::guide`], ignored by
-//! the engine and not carried by links).
+//! the engine and not carried by links), and an optional `compare`
+//! (`{"a": "aligned", "b": "unaligned"}`: open the scenario as two runs side by side,
+//! see `scenario::compare`).
 //!
 //! Defaults for omitted operator fields (applied by `convert`, kept out of exported
 //! documents by `convert::from_spec`):
@@ -83,6 +85,9 @@ pub struct Document {
     /// What the scenario teaches and promises (an extension; the engine ignores it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub guide: Option<Guide>,
+    /// Open as a comparison of two checkpoint modes (an extension; `None`: one run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compare: Option<super::compare::Comparison>,
 }
 
 /// A config value as JSON allows it: `"2s"`, `8`, `true`.
@@ -583,6 +588,7 @@ const TOP_FIELDS: &[&str] = &[
     "edges",
     "events",
     "guide",
+    "compare",
 ];
 
 const OPERATOR_FIELDS: &[&str] = &[
@@ -707,6 +713,10 @@ impl Document {
             guide: top
                 .get("guide")
                 .map(|g| read_guide(g, "guide"))
+                .transpose()?,
+            compare: top
+                .get("compare")
+                .map(super::compare::Comparison::read)
                 .transpose()?,
         })
     }

@@ -31,7 +31,8 @@
 //! assert_eq!(err.path, "operators[0].kind");
 //! ```
 //!
-//! Modules: [`document`] (the serde types and the reader, with the defaults table),
+//! Modules: [`compare`] (two runs of one scenario differing only in checkpoint mode),
+//! [`document`] (the serde types and the reader, with the defaults table),
 //! [`convert`] (document <-> `JobSpec`), [`link`] (URL fragment encoding), [`presets`]
 //! (named example scenarios), [`file`] (export / import as a JSON file), [`guide`] (what a
 //! preset teaches and promises), [`error`]; for the job editor: [`check`] (every problem of a
@@ -39,6 +40,7 @@
 //! [`dag_layout`] (the editor's layered diagram).
 
 pub mod check;
+pub mod compare;
 pub mod convert;
 pub mod dag_layout;
 pub mod document;

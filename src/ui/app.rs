@@ -44,8 +44,10 @@ use crate::scenario;
 use super::chart_export;
 use super::clipboard::{self, Delivery};
 use super::command::{ChartFormat, Command};
+use super::compare::{self as compare_runs, Compare};
 use super::components::charts::ChartsPanel;
 use super::components::checkpoints::CheckpointsPanel;
+use super::components::compare_view::{CompareToggle, CompareView, RunView};
 use super::components::controls::Controls;
 use super::components::editor::Editor;
 use super::components::event_log::EventLog;
@@ -59,6 +61,7 @@ use super::components::settings::SettingsPanel;
 use super::components::sinks_recovery::SinksRecoveryPanel;
 use super::components::timeline::Timeline;
 use super::sim::{FrameStats, Sim, FRAME_BUDGET_MS};
+use crate::scenario::compare::Comparison;
 
 /// Properties of [`App`]; the page mounts it with the defaults.
 #[derive(Properties, PartialEq, Clone)]
@@ -126,6 +129,9 @@ pub struct App {
     /// A seek waiting for the next animation frame, and whether "computing" shows.
     pending_seek: Option<Micros>,
     seek_computing: bool,
+    /// Comparison mode: the scenario run twice in lockstep; `None` shows `sim` alone.
+    compare: Option<Compare>,
+    compare_choices: Rc<Vec<(String, String)>>,
 }
 
 /// Seeks that replay more virtual time than this show "computing" first.
@@ -199,7 +205,10 @@ impl App {
     }
 
     fn share(&mut self, ctx: &Context<Self>) {
-        let fragment = self.sim.link_fragment();
+        let fragment = match &self.compare {
+            Some(c) => c.link_fragment(),
+            None => self.sim.link_fragment(),
+        };
         let Some(window) = web_sys::window() else {
             return;
         };
@@ -244,6 +253,7 @@ impl App {
             }
         }
         self.sim = sim;
+        self.reopen_compare();
         self.playing = false;
         self.selected_task = None;
         self.selected_checkpoint = None;
@@ -254,14 +264,17 @@ impl App {
     }
 
     fn apply(&mut self, action: Action) {
-        self.action_error = self.sim.apply(action).err();
+        self.action_error = match &mut self.compare {
+            Some(c) => c.apply(action).err(),
+            None => self.sim.apply(action).err(),
+        };
     }
 
     fn run_command(&mut self, ctx: &Context<Self>, cmd: Command) {
         match cmd {
             Command::Play => {
                 self.step_note = None;
-                if !self.sim.is_done() {
+                if !self.is_done() {
                     self.playing = true;
                     self.last_ts = None;
                     self.request_frame(ctx);
@@ -269,19 +282,35 @@ impl App {
             }
             Command::Pause => {
                 self.playing = false;
-                self.sim.refresh();
+                self.refresh();
             }
             Command::Step => {
                 self.playing = false;
-                self.sim.step();
+                match &mut self.compare {
+                    Some(c) => c.step(),
+                    None => self.sim.step(),
+                }
             }
             Command::CheckpointStep => {
                 self.playing = false;
-                self.step_note = Some(Rc::new(self.sim.checkpoint_step()));
+                let note = match &mut self.compare {
+                    // Run A finds the step; run B follows to the same instant.
+                    Some(c) => {
+                        let note = c.a.checkpoint_step();
+                        let t = c.a.now();
+                        c.run_to(t);
+                        note
+                    }
+                    None => self.sim.checkpoint_step(),
+                };
+                self.step_note = Some(Rc::new(note));
             }
             Command::Reset => {
                 self.playing = false;
-                self.sim.reset();
+                match &mut self.compare {
+                    Some(c) => c.reset(),
+                    None => self.sim.reset(),
+                }
                 self.step_note = None;
                 self.selected_checkpoint = None;
                 self.action_error = None;
@@ -338,6 +367,7 @@ impl App {
                 }
             }
             Command::ToggleHelp => self.help = !self.help,
+            Command::Compare(choice) => self.set_compare(choice),
             Command::DismissBanner => self.banner = None,
             Command::ExportJson => self.export_json(),
             Command::CopyJson => self.copy_json(ctx),
@@ -517,9 +547,19 @@ impl Component for App {
             None if props.use_location => location_hash(),
             None => String::new(),
         };
-        let (mut sim, banner) = load(&link);
+        let (mut sim, mut banner) = load(&link);
+        let mut compare = None;
+        if let Some(cmp) = sim.document.compare.clone() {
+            match Compare::new(sim.document.clone(), cmp) {
+                Ok(c) => compare = Some(c),
+                Err(e) => banner = Some(format!("The comparison in this link cannot run — {e}. The single run was opened instead.")),
+            }
+        }
         if let Some(t) = props.run_to {
-            sim.run_to(t);
+            match &mut compare {
+                Some(c) => c.run_to(t),
+                None => sim.run_to(t),
+            }
         }
         let on_command = ctx.link().callback(Msg::Cmd);
         let on_select = ctx
@@ -552,6 +592,8 @@ impl Component for App {
             editor: None,
             pending_seek: None,
             seek_computing: false,
+            compare,
+            compare_choices: Rc::new(compare_runs::choices()),
         }
     }
 
@@ -585,9 +627,9 @@ impl Component for App {
                     .map(|last| (ts - last).clamp(0.0, 100.0))
                     .unwrap_or(16.7);
                 self.last_ts = Some(ts);
-                let before = self.sim.now();
+                let before = self.now();
                 let want = ((dt * self.speed * 1000.0) as Micros).max(1);
-                let reached = self.sim.advance(before + want, FRAME_BUDGET_MS);
+                let reached = self.advance(before + want);
                 if dt > 0.0 {
                     let eff = (reached - before) as f64 / 1000.0 / dt;
                     self.effective_speed = Some(match self.effective_speed {
@@ -595,14 +637,15 @@ impl Component for App {
                         None => eff,
                     });
                 }
-                if self.sim.is_done() {
+                if self.is_done() {
                     self.playing = false;
-                    self.sim.refresh();
+                    self.refresh();
                 } else {
                     self.request_frame(ctx);
                 }
-                self.engine_stats.record(self.sim.last_timing.0);
-                self.cut_stats.record(self.sim.last_timing.1);
+                let timing = self.last_timing();
+                self.engine_stats.record(timing.0);
+                self.cut_stats.record(timing.1);
                 self.frame_start = Some(start);
                 true
             }
@@ -634,29 +677,14 @@ impl Component for App {
     }
 
     fn view(&self, _ctx: &Context<Self>) -> Html {
+        if let Some(c) = &self.compare {
+            return self.compare_view(c);
+        }
         let snaps = &self.sim.snapshots;
         let on_command = self.on_command.clone();
-        let dismiss = {
-            let cb = on_command.clone();
-            Callback::from(move |_: MouseEvent| cb.emit(Command::DismissBanner))
-        };
-        html! {
-            <div class="app" data-testid="app" data-playing={self.playing.to_string()}>
-                <Header on_command={on_command.clone()}
-                    preset={self.sim.preset.clone().map(AttrValue::from)}
-                    share_note={self.share_note.as_ref().map(|(n, _)| AttrValue::from(n.clone()))}
-                    share_warning={self.share_note.as_ref().is_some_and(|(_, w)| *w)} />
-                if let Some(message) = &self.banner {
-                    <div class="error-banner" data-testid="error-banner" role="alert">
-                        <span>{ message.clone() }</span>
-                        <button type="button" class="banner-close" onclick={dismiss} aria-label="Dismiss">{ "×" }</button>
-                    </div>
-                }
-                if let Some(document) = &self.editor {
-                    <div class="editor-slot">
-                        <Editor document={document.clone()} on_command={on_command.clone()} />
-                    </div>
-                }
+        self.page(
+            None,
+            html! {
                 <main class="layout">
                     <Controls on_command={on_command.clone()}
                         playing={self.playing}
@@ -695,6 +723,42 @@ impl Component for App {
                         on_command={on_command.clone()} copy_note={self.chart_note.clone().map(AttrValue::from)} />
                     <EventLog entries={snaps.log.clone()} total={snaps.log_total} />
                 </main>
+            },
+        )
+    }
+}
+
+impl App {
+    /// The page around `main`: header, comparison bar, error banner, job editor, help and
+    /// import dialog — the same in single and comparison mode (`compare`: the active
+    /// comparison's text).
+    fn page(&self, compare: Option<AttrValue>, main: Html) -> Html {
+        let on_command = self.on_command.clone();
+        let dismiss = {
+            let cb = on_command.clone();
+            Callback::from(move |_: MouseEvent| cb.emit(Command::DismissBanner))
+        };
+        html! {
+            <div class="app" data-testid="app" data-playing={self.playing.to_string()}
+                data-compare={compare.is_some().then_some("true")}>
+                <Header on_command={on_command.clone()}
+                    preset={self.sim.preset.clone().map(AttrValue::from)}
+                    share_note={self.share_note.as_ref().map(|(n, _)| AttrValue::from(n.clone()))}
+                    share_warning={self.share_note.as_ref().is_some_and(|(_, w)| *w)} />
+                <CompareToggle active={compare} choices={self.compare_choices.clone()}
+                    on_command={on_command.clone()} />
+                if let Some(message) = &self.banner {
+                    <div class="error-banner" data-testid="error-banner" role="alert">
+                        <span>{ message.clone() }</span>
+                        <button type="button" class="banner-close" onclick={dismiss} aria-label="Dismiss">{ "×" }</button>
+                    </div>
+                }
+                if let Some(document) = &self.editor {
+                    <div class="editor-slot">
+                        <Editor document={document.clone()} on_command={on_command.clone()} />
+                    </div>
+                }
+                { main }
                 if self.help {
                     <HelpOverlay on_command={on_command.clone()} />
                 }
@@ -704,9 +768,7 @@ impl Component for App {
             </div>
         }
     }
-}
 
-impl App {
     /// Carries out the pending seek on this animation frame; a long one first shows
     /// "computing" for a frame (painted before the work blocks). False when none.
     fn seek_frame(&mut self, ctx: &Context<Self>) -> bool {
@@ -722,5 +784,112 @@ impl App {
         self.seek_computing = false;
         self.action_error = self.sim.seek(t).err();
         true
+    }
+}
+
+/// Comparison mode (`Command::Compare`, links with a `compare` field): the app drives a
+/// [`Compare`] instead of its single `sim`, which stays as it was for when the user
+/// goes back.
+impl App {
+    fn now(&self) -> Micros {
+        self.compare
+            .as_ref()
+            .map_or_else(|| self.sim.now(), Compare::now)
+    }
+
+    fn is_done(&self) -> bool {
+        self.compare
+            .as_ref()
+            .map_or_else(|| self.sim.is_done(), Compare::is_done)
+    }
+
+    fn refresh(&mut self) {
+        match &mut self.compare {
+            Some(c) => c.refresh(),
+            None => self.sim.refresh(),
+        }
+    }
+
+    /// One frame's engine work: both runs share the frame budget.
+    fn advance(&mut self, target: Micros) -> Micros {
+        match &mut self.compare {
+            Some(c) => c.advance(target, FRAME_BUDGET_MS),
+            None => self.sim.advance(target, FRAME_BUDGET_MS),
+        }
+    }
+
+    fn last_timing(&self) -> (f64, f64) {
+        self.compare
+            .as_ref()
+            .map_or(self.sim.last_timing, |c| c.last_timing)
+    }
+
+    /// Enters (or switches to) the comparison `A|B`, or leaves comparison mode.
+    fn set_compare(&mut self, choice: Option<String>) {
+        self.playing = false;
+        self.action_error = None;
+        self.share_note = None;
+        self.frame_stats = FrameStats::default();
+        let Some(text) = choice else {
+            self.compare = None;
+            self.sim.refresh();
+            return;
+        };
+        let opened = Comparison::parse(&text, "compare")
+            .map_err(|e| e.to_string())
+            .and_then(|cmp| Compare::new(self.sim.document.clone(), cmp));
+        match opened {
+            Ok(c) => self.compare = Some(c),
+            Err(e) => self.banner = Some(format!("This comparison cannot run — {e}")),
+        }
+    }
+
+    /// After a preset was loaded in comparison mode: the same comparison of the new one.
+    fn reopen_compare(&mut self) {
+        if let Some(c) = self.compare.take() {
+            match Compare::new(self.sim.document.clone(), c.comparison) {
+                Ok(c) => self.compare = Some(c),
+                Err(e) => self.banner = Some(format!("This comparison cannot run — {e}")),
+            }
+        }
+    }
+
+    fn compare_view(&self, c: &Compare) -> Html {
+        let on_command = self.on_command.clone();
+        let run = |sim: &Sim, mode: &crate::scenario::compare::Mode| RunView {
+            mode: mode.clone(),
+            layout: sim.snapshots.layout.clone(),
+            live: sim.snapshots.live.clone(),
+            report: sim.snapshots.report.clone(),
+        };
+        let a = &c.a.snapshots;
+        self.page(
+            Some(AttrValue::from(c.comparison.text())),
+            html! {
+                <main class="layout compare-layout">
+                    <Controls on_command={on_command.clone()}
+                        playing={self.playing}
+                        now={c.now()}
+                        duration={c.duration()}
+                        speed={self.speed}
+                        effective_speed={if self.playing { self.effective_speed } else { None }}
+                        done={c.is_done()}
+                        status={c.status()}
+                        frame={self.frame_stats.summary()}
+                        engine_ms={self.engine_stats.summary().map(|s| s.0)}
+                        cut_ms={self.cut_stats.summary().map(|s| s.0)}
+                        name={AttrValue::from(c.base.name.clone())}
+                        step_note={self.step_note.clone()}
+                        description={c.base.description.clone().map(AttrValue::from)} />
+                    <CompareView comparison={c.comparison.clone()}
+                        a={run(&c.a, &c.comparison.a)} b={run(&c.b, &c.comparison.b)}
+                        duration={c.duration()} selected={self.selected_task}
+                        on_select={self.on_select.clone()} />
+                    <Inspector live={a.live.clone()} settings={a.settings.clone()}
+                        selected={self.selected_task} on_command={on_command.clone()}
+                        error={self.action_error.clone().map(AttrValue::from)} />
+                </main>
+            },
+        )
     }
 }

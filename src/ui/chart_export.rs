@@ -156,11 +156,11 @@ pub fn nice(max: f64) -> f64 {
     10.0 * p
 }
 
-fn sx(t_us: f64, duration_us: f64) -> f64 {
+pub fn sx(t_us: f64, duration_us: f64) -> f64 {
     L + (t_us / duration_us.max(1.0)).clamp(0.0, 1.0) * (W - L - R)
 }
 
-fn sy(v: f64, max: f64) -> f64 {
+pub fn sy(v: f64, max: f64) -> f64 {
     H - B - (v / max).clamp(0.0, 1.0) * (H - B - T)
 }
 

@@ -48,6 +48,9 @@ pub enum Command {
     RunDocument(Box<Document>),
     /// Travel to a virtual time (pauses; carried out on the next animation frame).
     Seek(crate::engine::time::Micros),
+    /// Enter or switch to the comparison `A|B` (e.g. `aligned|unaligned`), or with
+    /// `None` go back to the single run.
+    Compare(Option<String>),
 }
 
 /// How a chart is copied.

@@ -12,12 +12,14 @@
 //! as the UI holds it: bounded slices, snapshots cut only on change), [`layout`]
 //! (job-view geometry), [`command`], [`format`], [`components`] (one per panel),
 //! [`chart_export`] (charts as data and as standalone SVG), [`clipboard`] (clipboard
-//! and downloads).
+//! and downloads),
+//! [`compare`] (two runs of one scenario in lockstep for the comparison view).
 
 pub mod app;
 pub mod chart_export;
 pub mod clipboard;
 pub mod command;
+pub mod compare;
 pub mod components;
 pub mod format;
 pub mod layout;

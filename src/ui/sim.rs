@@ -287,6 +287,13 @@ impl Sim {
         self.now()
     }
 
+    /// Re-cuts the snapshots due after the engine was advanced from outside (a
+    /// [`super::compare::Compare`] running two engines in lockstep), on the same
+    /// refresh intervals as [`Sim::advance`].
+    pub fn cut(&mut self) {
+        self.changed(false);
+    }
+
     /// Re-cuts every snapshot whose content changed (after a pause).
     pub fn refresh(&mut self) {
         self.changed(true);

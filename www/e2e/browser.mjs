@@ -4,6 +4,7 @@
 // profile (a new temporary user-data-dir, removed by close()). It never downloads a
 // browser: the executable is /usr/bin/chromium (override with CHROMIUM_PATH). The
 // site under test is BASE_URL (scripts/test.sh serves dist/ and sets it).
+// `frameStats(page)` reads the playground's frame-time readout (`frame-stats`) as numbers.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -74,4 +75,17 @@ export function watchProblems(page) {
     if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
   });
   return problems;
+}
+
+/** The frame-time readout of a page (`frame-stats`): avg, p95, frames, engine, snapshot ms. */
+export async function frameStats(page) {
+  const stats = page.getByTestId('frame-stats');
+  const read = async (name) => Number(await stats.getAttribute(`data-${name}`));
+  return {
+    avg: await read('avg-ms'),
+    p95: await read('p95-ms'),
+    frames: await read('frames'),
+    engine: await read('engine-ms'),
+    snapshot: await read('snapshot-ms'),
+  };
 }

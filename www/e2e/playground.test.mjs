@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { BASE_URL, SCREENSHOTS, sharedBrowser, watchProblems } from './browser.mjs';
+import { BASE_URL, SCREENSHOTS, frameStats, sharedBrowser, watchProblems } from './browser.mjs';
 
 const browser = sharedBrowser();
 
@@ -113,12 +113,7 @@ test('large preset: frame time while playing (28 subtasks)', { timeout: 120_000 
     null,
     { timeout: 60_000 },
   );
-  const stats = page.getByTestId('frame-stats');
-  const avg = Number(await stats.getAttribute('data-avg-ms'));
-  const p95 = Number(await stats.getAttribute('data-p95-ms'));
-  const frames = Number(await stats.getAttribute('data-frames'));
-  const engine = Number(await stats.getAttribute('data-engine-ms'));
-  const snapshot = Number(await stats.getAttribute('data-snapshot-ms'));
+  const { avg, p95, frames, engine, snapshot } = await frameStats(page);
   const clock = await page.getByTestId('clock').textContent();
   const lanes = page.getByTestId('job-lanes');
   const drawMs = Number(await lanes.getAttribute('data-draw-ms'));

@@ -10,7 +10,9 @@
 //! in proportion to bytes / capacity; captured (to-be-persisted) and recovered buffers
 //! have their own colours; barriers are markers inside the queues (aligned: orange bar,
 //! unaligned: purple diamond); at most [`MAX_CELLS`] data cells per queue, the rest as
-//! `+N`. Reads only the snapshots it is given; sends only selections.
+//! `+N`. Reads only the snapshots it is given; sends only selections. With the
+//! `compact` property (the comparison view shows two side by side) it drops the
+//! description and the legend and is `data-testid="job-graph-<stem>"`.
 //!
 //! Rendering: the lanes (wires, queues, cells, barriers, blocked / persisting / no
 //! credit marks) are painted onto one `<canvas>` (`data-testid="job-lanes"`, its
@@ -42,6 +44,10 @@ pub struct JobGraphProps {
     pub live: Rc<LiveView>,
     pub selected: Option<usize>,
     pub on_select: Callback<Option<usize>>,
+    /// Side-by-side form (comparison view): `(id stem, title)`; no description, no
+    /// legend, and the panel's `data-testid` is `job-graph-<id stem>`.
+    #[prop_or_default]
+    pub compact: Option<(AttrValue, AttrValue)>,
 }
 
 /// The items of a queue to draw, in order, and how many data buffers were left out.
@@ -868,10 +874,25 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
             }
         })
     };
+    let (id, title, testid, class, description) = match &props.compact {
+        Some((stem, title)) => (
+            AttrValue::from(format!("job-graph-{stem}")),
+            title.clone(),
+            AttrValue::from(format!("job-graph-{stem}")),
+            classes!("job-graph-compact"),
+            None,
+        ),
+        None => (
+            AttrValue::from("job-graph"),
+            AttrValue::from("Job graph"),
+            AttrValue::from("job-graph"),
+            classes!("area-graph"),
+            Some(AttrValue::from("Subtasks coloured by backpressure; every channel's buffers from the producer's subpartition, over the wire, into the consumer's input channel. Click a subtask to inspect or fail it.")),
+        ),
+    };
     html! {
-        <Panel id="job-graph" title="Job graph" testid="job-graph" class="area-graph"
-            description="Subtasks coloured by backpressure; every channel's buffers from the producer's subpartition, over the wire, into the consumer's input channel. Click a subtask to inspect or fail it."
-            actions={actions}>
+        <Panel id={id} title={title} testid={testid} class={class}
+            description={description} actions={actions}>
             <div class="canvas" data-testid="job-graph-canvas">
                 <div class="job-stage" ref={stage} style={format!("max-width:{}px", f(layout.width))}
                     {onmousemove}>
@@ -883,7 +904,9 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
                     </svg>
                 </div>
             </div>
-            <Legend />
+            if props.compact.is_none() {
+                <Legend />
+            }
         </Panel>
     }
 }

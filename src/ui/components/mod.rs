@@ -21,9 +21,12 @@
 //! | [`import_dialog::ImportDialog`] | `import-dialog`; `import-file`, `import-text`, `import-open`, `import-cancel`, `import-error` |
 //! | [`editor::Editor`] | `editor` (opened by `edit-job` in the header); `editor-problem`, `editor-apply`, `editor-discard`, `editor-op-<id>`, … (see the module) |
 //! | [`timeline::Timeline`] | `timeline`; `timeline-track`, `timeline-handle`, `timeline-mark`, `timeline-hover`, `timeline-fork`, `timeline-computing` |
+//! | [`compare_view::CompareToggle`] | `compare-bar`; `compare-mode`, `compare-toggle` |
+//! | [`compare_view::CompareView`] | `compare`; `compare-run-a`, `compare-run-b`, `compare-chart-<duration\|alignment\|persisted\|replay>`, `compare-summary` |
 
 pub mod charts;
 pub mod checkpoints;
+pub mod compare_view;
 pub mod controls;
 pub mod editor;
 pub mod event_log;
