@@ -58,7 +58,8 @@ fn every_grid_area_used_by_the_ui_is_laid_out() {
             "area-inspector",
             "area-log",
             "area-settings",
-            "area-sinks"
+            "area-sinks",
+            "area-timeline"
         ],
         "the panels each take one grid area (the comparison view takes its own)"
     );

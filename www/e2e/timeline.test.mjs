@@ -62,7 +62,9 @@ test('timeline: drag back, marks stay, a new action forks the run and the link',
   const failureMarks = page.locator('[data-testid="timeline-mark"][data-kind="failure"]');
   assert.equal(await failureMarks.count(), 1, 'the scenario failure at 45 s is marked');
 
-  // Drag the handle from where it is to ~15 s.
+  // Drag the handle from where it is to ~15 s (mouse coordinates are the viewport's,
+  // so the timeline must be on screen).
+  await page.getByTestId('timeline-track').scrollIntoViewIfNeeded();
   const track = await page.getByTestId('timeline-track').boundingBox();
   const knob = await page.getByTestId('timeline-handle').boundingBox();
   const duration = 60 * S;
