@@ -73,10 +73,15 @@ impl Rewinder {
         self
     }
 
+    /// Whether [`Rewinder::observe`] would keep a snapshot of `engine` now.
+    pub fn due(&self, engine: &Engine) -> bool {
+        let last = self.snapshots.last().map_or(0, |e| e.now);
+        engine.now >= last + self.every
+    }
+
     /// Call after advancing the engine: keeps a snapshot when one is due.
     pub fn observe(&mut self, engine: &Engine) {
-        let last = self.snapshots.last().map_or(0, |e| e.now);
-        if engine.now >= last + self.every {
+        if self.due(engine) {
             self.snapshots.push(engine.clone());
             self.bytes.push(approx_bytes(engine));
             while self.snapshots.len() > 2

@@ -193,15 +193,23 @@ impl Metric {
         Metric::ALL.into_iter().find(|m| m.name() == s)
     }
 
+    /// Medians over checkpoints that can be read per operator.
+    fn per_checkpoint_subtask(self) -> bool {
+        matches!(
+            self,
+            Metric::MedianEndToEndMs
+                | Metric::MedianAlignmentMs
+                | Metric::MedianStartDelayMs
+                | Metric::MedianSyncMs
+                | Metric::MedianAsyncMs
+                | Metric::MedianPersistedBytes
+        )
+    }
+
     /// Whether the metric reads per-operator figures (and so needs or allows `operator`).
     fn scope(self) -> Scope {
         match self {
-            Metric::MedianEndToEndMs
-            | Metric::MedianAlignmentMs
-            | Metric::MedianStartDelayMs
-            | Metric::MedianSyncMs
-            | Metric::MedianAsyncMs
-            | Metric::MedianPersistedBytes => Scope::JobOrOperator,
+            m if m.per_checkpoint_subtask() => Scope::JobOrOperator,
             Metric::BackpressuredRatio | Metric::HardBackpressuredRatio | Metric::BusyRatio => {
                 Scope::Operator
             }
@@ -211,20 +219,15 @@ impl Metric {
 
     /// Whether `after` / `before` apply (metrics over checkpoints).
     fn windowed(self) -> bool {
-        matches!(
-            self,
-            Metric::CompletedCheckpoints
-                | Metric::FailedCheckpoints
-                | Metric::SwitchedToUnaligned
-                | Metric::UnalignedCheckpoints
-                | Metric::MedianEndToEndMs
-                | Metric::MedianAlignmentMs
-                | Metric::MedianStartDelayMs
-                | Metric::MedianSyncMs
-                | Metric::MedianAsyncMs
-                | Metric::MedianPersistedBytes
-                | Metric::MedianChannelStateFiles
-        )
+        self.per_checkpoint_subtask()
+            || matches!(
+                self,
+                Metric::CompletedCheckpoints
+                    | Metric::FailedCheckpoints
+                    | Metric::SwitchedToUnaligned
+                    | Metric::UnalignedCheckpoints
+                    | Metric::MedianChannelStateFiles
+            )
     }
 
     /// The unit the value is shown in.
@@ -419,24 +422,28 @@ impl Expectation {
         Outcome { value, met }
     }
 
-    /// The bounds in words: "≥ 1000 ms", "≤ 50 ms", "between 1 and 3".
+    /// The bounds in words: "≥ 1000 ms", "≤ 50 ms", "= 1".
     pub fn bounds_text(&self) -> String {
         let unit = match self.metric.unit() {
             "count" | "ratio" | "yes/no" => String::new(),
             u => format!(" {u}"),
         };
-        let n = |v: f64| {
+        self.bounds_with(|v| {
             if v.fract() == 0.0 {
-                format!("{v:.0}")
+                format!("{v:.0}{unit}")
             } else {
-                format!("{v}")
+                format!("{v}{unit}")
             }
-        };
+        })
+    }
+
+    /// The bounds with each value written by `value`: "≥ 1s", "0 B – 5 KB".
+    pub fn bounds_with(&self, value: impl Fn(f64) -> String) -> String {
         match (self.min, self.max) {
-            (Some(a), Some(b)) if a == b => format!("= {}{unit}", n(a)),
-            (Some(a), Some(b)) => format!("{} to {}{unit}", n(a), n(b)),
-            (Some(a), None) => format!("≥ {}{unit}", n(a)),
-            (None, Some(b)) => format!("≤ {}{unit}", n(b)),
+            (Some(a), Some(b)) if a == b => format!("= {}", value(a)),
+            (Some(a), Some(b)) => format!("{} to {}", value(a), value(b)),
+            (Some(a), None) => format!("≥ {}", value(a)),
+            (None, Some(b)) => format!("≤ {}", value(b)),
             (None, None) => String::new(),
         }
     }

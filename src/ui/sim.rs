@@ -50,6 +50,9 @@ const REPORT_EVERY_MS: f64 = 400.0;
 /// 30 times a second, which keeps frames short on large jobs.
 const LIVE_EVERY_MS: f64 = 33.0;
 
+/// Engine work (wall time) per snapshot time while playing; see `Sim::work_since_snapshot`.
+const SNAPSHOT_WORK_RATIO: f64 = 20.0;
+
 /// How far "Checkpoint step" runs at most looking for the next step (virtual time).
 pub const CHECKPOINT_STEP_LIMIT: Micros = 30_000_000;
 
@@ -195,6 +198,13 @@ pub struct Sim {
     pub forked_at: Option<Micros>,
     /// Wall ms the last [`Sim::seek`] took.
     pub last_seek_ms: f64,
+    /// Wall ms of engine work since the last kept snapshot, and what the last one cost:
+    /// a snapshot is kept only once the engine worked [`SNAPSHOT_WORK_RATIO`] times as
+    /// long as a snapshot takes, so keeping them costs at most ~5% of the frame work
+    /// (a large job's clone takes tens of ms; taking one every virtual second made
+    /// frames stutter).
+    work_since_snapshot: f64,
+    snapshot_ms: f64,
     marks_key: u64,
 }
 
@@ -231,6 +241,8 @@ impl Sim {
             furthest: 0,
             forked_at: None,
             last_seek_ms: 0.0,
+            work_since_snapshot: 0.0,
+            snapshot_ms: 0.0,
             marks_key,
         };
         sim.keys = sim.current_keys();
@@ -274,8 +286,17 @@ impl Sim {
                 let remaining = target - engine.now;
                 let slice = (remaining / 8).max(200).min(remaining);
                 let to = engine.now + slice;
+                let slice_start = now_ms();
                 engine.run_until(to);
-                self.rewinder.observe(&engine);
+                let after = now_ms();
+                self.work_since_snapshot += after - slice_start;
+                if self.work_since_snapshot >= SNAPSHOT_WORK_RATIO * self.snapshot_ms
+                    && self.rewinder.due(&engine)
+                {
+                    self.rewinder.observe(&engine);
+                    self.snapshot_ms = now_ms() - after;
+                    self.work_since_snapshot = 0.0;
+                }
                 if now_ms() - start > budget_ms {
                     break;
                 }

@@ -6,6 +6,7 @@
 // site under test is BASE_URL (scripts/test.sh serves dist/ and sets it).
 // `frameStats(page)` reads the playground's frame-time readout (`frame-stats`) as numbers.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { inflateRawSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -88,4 +89,31 @@ export async function frameStats(page) {
     engine: await read('engine-ms'),
     snapshot: await read('snapshot-ms'),
   };
+}
+
+/** Sets the speed slider (0-100, logarithmic: 10^(−1 + v/25)×; 50 = 10×, 75 = 100×). */
+export async function setSpeed(page, sliderValue) {
+  await page.getByTestId('speed').evaluate((el, v) => {
+    el.value = String(v);
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  }, sliderValue);
+}
+
+/** Plays until the clock shows at least `seconds` of virtual time, then pauses. */
+export async function playUntil(page, seconds, timeout = 90_000) {
+  await page.getByTestId('play').click();
+  await page.waitForFunction(
+    (s) => parseFloat(document.querySelector('[data-testid="clock"] .clock-value')?.textContent ?? '0') >= s,
+    seconds,
+    { timeout },
+  );
+  await page.getByTestId('pause').click();
+}
+
+/** The scenario document in a page's link (`#z:` + base64url raw deflate of JSON). */
+export function linkDocument(url) {
+  const fragment = url.split('#')[1] ?? '';
+  if (!fragment.startsWith('z:')) throw new Error(`not a deflated link: ${fragment.slice(0, 12)}`);
+  const json = inflateRawSync(Buffer.from(fragment.slice(2), 'base64url')).toString('utf8');
+  return JSON.parse(json);
 }

@@ -10,8 +10,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { inflateRawSync } from 'node:zlib';
-import { BASE_URL, SCREENSHOTS, frameStats, sharedBrowser, watchProblems } from './browser.mjs';
+import { BASE_URL, SCREENSHOTS, frameStats, linkDocument, playUntil, setSpeed, sharedBrowser, watchProblems } from './browser.mjs';
 
 const browser = sharedBrowser();
 
@@ -19,21 +18,7 @@ async function clockSeconds(page) {
   return parseFloat(await page.locator('[data-testid="clock"] .clock-value').textContent());
 }
 
-async function playUntil(page, seconds) {
-  await page.getByTestId('play').click();
-  await page.waitForFunction(
-    (s) => parseFloat(document.querySelector('[data-testid="clock"] .clock-value')?.textContent ?? '0') >= s,
-    seconds,
-    { timeout: 90_000 },
-  );
-  await page.getByTestId('pause').click();
-}
 
-function decodeLink(url) {
-  const payload = url.split('#z:')[1];
-  const json = inflateRawSync(Buffer.from(payload, 'base64url')).toString('utf8');
-  return JSON.parse(json);
-}
 
 test('compare mode: AC vs UC side by side on the backpressure preset', { timeout: 240_000 }, async () => {
   const page = await browser().context.newPage();
@@ -48,10 +33,7 @@ test('compare mode: AC vs UC side by side on the backpressure preset', { timeout
   assert.equal(await page.getByTestId('compare-run-a').getAttribute('data-mode'), 'aligned');
   assert.equal(await page.getByTestId('compare-run-b').getAttribute('data-mode'), 'unaligned');
 
-  await page.getByTestId('speed').evaluate((el) => {
-    el.value = '50'; // 10^(−1 + 2) = 10×
-    el.dispatchEvent(new Event('input', { bubbles: true }));
-  });
+  await setSpeed(page, 50); // 10^(−1 + 2) = 10×
   await playUntil(page, 24);
   const { avg, p95, frames, engine, snapshot } = await frameStats(page);
   console.log(`frame work, compare backpressure AC|UC at 10x: avg ${avg.toFixed(2)} ms (engines ${engine.toFixed(2)}, snapshots ${snapshot.toFixed(2)}, rest = render), p95 ${p95.toFixed(2)} ms over ${frames} frames`);
@@ -79,7 +61,7 @@ test('compare mode: AC vs UC side by side on the backpressure preset', { timeout
   // Share: the link carries the comparison and the failure; it reopens compare mode.
   await page.getByTestId('share').click();
   await page.waitForFunction(() => location.hash.startsWith('#z:'));
-  const doc = decodeLink(page.url());
+  const doc = linkDocument(page.url());
   assert.deepEqual(doc.compare, { a: 'aligned', b: 'unaligned' });
   assert.ok(doc.events.some((e) => e.fail?.operator === 'count' && e.fail?.subtask === 1), JSON.stringify(doc.events));
   const url = page.url();
@@ -89,10 +71,7 @@ test('compare mode: AC vs UC side by side on the backpressure preset', { timeout
   assert.equal(await page.getByTestId('compare-mode').inputValue(), 'aligned|unaligned');
   // The reopened link replays the recorded failure in both runs, then the preset's own
   // failure at 45s: two recoveries each by the end.
-  await page.getByTestId('speed').evaluate((el) => {
-    el.value = '75'; // 100×
-    el.dispatchEvent(new Event('input', { bubbles: true }));
-  });
+  await setSpeed(page, 75); // 100×
   await page.getByTestId('play').click();
   await page.locator('[data-testid="app"][data-playing="false"]').waitFor({ timeout: 90_000 });
   assert.equal(await clockSeconds(page), 60);

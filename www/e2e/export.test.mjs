@@ -12,15 +12,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { inflateRawSync } from 'node:zlib';
-import { BASE_URL, SCREENSHOTS, sharedBrowser, watchProblems } from './browser.mjs';
+import { BASE_URL, SCREENSHOTS, linkDocument, sharedBrowser, watchProblems } from './browser.mjs';
 
 const browser = sharedBrowser();
-
-function linkDocument(hash) {
-  assert.match(hash, /^#z:/);
-  return JSON.parse(inflateRawSync(Buffer.from(hash.slice(3), 'base64url')).toString('utf8'));
-}
 
 async function open(page, preset) {
   await page.getByTestId('preset-select').selectOption(preset);

@@ -9,16 +9,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { BASE_URL, SCREENSHOTS, sharedBrowser, watchProblems } from './browser.mjs';
+import { BASE_URL, SCREENSHOTS, setSpeed, sharedBrowser, watchProblems } from './browser.mjs';
 
 const browser = sharedBrowser();
 
-async function setSpeed(page, sliderValue) {
-  await page.getByTestId('speed').evaluate((el, v) => {
-    el.value = String(v);
-    el.dispatchEvent(new Event('input', { bubbles: true }));
-  }, sliderValue);
-}
 
 /** Plays the loaded run to its end at the highest speed. */
 async function playToEnd(page) {

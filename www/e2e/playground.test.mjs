@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { BASE_URL, SCREENSHOTS, frameStats, sharedBrowser, watchProblems } from './browser.mjs';
+import { BASE_URL, SCREENSHOTS, frameStats, setSpeed, sharedBrowser, watchProblems } from './browser.mjs';
 
 const browser = sharedBrowser();
 
@@ -27,12 +27,6 @@ async function openPreset(page, name) {
   return url;
 }
 
-async function setSpeed(page, sliderValue) {
-  await page.getByTestId('speed').evaluate((el, v) => {
-    el.value = String(v);
-    el.dispatchEvent(new Event('input', { bubbles: true }));
-  }, sliderValue);
-}
 
 test('unaligned preset: play, unaligned checkpoint, fail a subtask, recovery and verdict', { timeout: 180_000 }, async () => {
   const page = await browser().context.newPage();

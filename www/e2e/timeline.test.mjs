@@ -11,8 +11,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { inflateRawSync } from 'node:zlib';
-import { BASE_URL, SCREENSHOTS, sharedBrowser, watchProblems } from './browser.mjs';
+import { BASE_URL, SCREENSHOTS, linkDocument, playUntil, setSpeed, sharedBrowser, watchProblems } from './browser.mjs';
 
 const browser = sharedBrowser();
 const S = 1_000_000;
@@ -22,23 +21,7 @@ async function timelineNow(page) {
   return Number(await page.locator('.tl').getAttribute('data-now'));
 }
 
-async function playUntil(page, micros) {
-  await page.getByTestId('play').click();
-  await page.waitForFunction(
-    (t) => Number(document.querySelector('.tl')?.dataset.now) >= t,
-    micros,
-    { timeout: 60_000 },
-  );
-  await page.getByTestId('pause').click();
-}
 
-/** The scenario document in the page's link (`#z:` + base64url raw deflate of JSON). */
-function linkDocument(url) {
-  const fragment = url.split('#')[1] ?? '';
-  assert.ok(fragment.startsWith('z:'), `a deflated link: ${fragment.slice(0, 12)}`);
-  const json = inflateRawSync(Buffer.from(fragment.slice(2), 'base64url')).toString('utf8');
-  return JSON.parse(json);
-}
 
 test('timeline: drag back, marks stay, a new action forks the run and the link', { timeout: 180_000 }, async () => {
   const page = await browser().context.newPage();
@@ -47,16 +30,13 @@ test('timeline: drag back, marks stay, a new action forks the run and the link',
   await page.getByTestId('app').waitFor({ timeout: 20_000 });
   await page.getByTestId('preset-select').selectOption('backpressure');
   await page.getByTestId('timeline').waitFor();
-  await page.getByTestId('speed').evaluate((el) => {
-    el.value = '50'; // 10^(−1 + 2) = 10×
-    el.dispatchEvent(new Event('input', { bubbles: true }));
-  });
+  await setSpeed(page, 50); // 10^(−1 + 2) = 10×
 
-  await playUntil(page, 28 * S);
+  await playUntil(page, 28);
   await page.getByTestId('trigger-checkpoint').click();
   const recordedAt = await timelineNow(page);
   await page.locator('.tl-action.recorded').first().waitFor();
-  await playUntil(page, 50 * S);
+  await playUntil(page, 50);
   const furthest = Number(await page.locator('.tl').getAttribute('data-furthest'));
   assert.ok(furthest >= 50 * S, `reached ${furthest}`);
   const failureMarks = page.locator('[data-testid="timeline-mark"][data-kind="failure"]');

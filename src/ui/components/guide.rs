@@ -47,20 +47,15 @@ fn value_text(metric: Metric, v: f64) -> String {
 }
 
 fn bound_text(e: &Expectation) -> String {
-    let f = |v: f64| value_text(e.metric, v);
     if e.metric.unit() == "yes/no" {
-        return match (e.min, e.max) {
-            (Some(m), _) if m >= 1.0 => "yes".into(),
-            _ => "no".into(),
-        };
+        return if e.min.is_some_and(|m| m >= 1.0) {
+            "yes"
+        } else {
+            "no"
+        }
+        .into();
     }
-    match (e.min, e.max) {
-        (Some(a), Some(b)) if a == b => format!("= {}", f(a)),
-        (Some(a), Some(b)) => format!("{} – {}", f(a), f(b)),
-        (Some(a), None) => format!("≥ {}", f(a)),
-        (None, Some(b)) => format!("≤ {}", f(b)),
-        (None, None) => String::new(),
-    }
+    e.bounds_with(|v| value_text(e.metric, v))
 }
 
 /// "median end-to-end (ms) at explode, checkpoints after 20s".
