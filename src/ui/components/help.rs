@@ -8,7 +8,7 @@ use yew::prelude::*;
 use crate::ui::command::Command;
 
 /// The shortcuts, as (keys, what they do).
-pub const KEYS: [(&str, &str); 8] = [
+pub const KEYS: [(&str, &str); 9] = [
     ("Space", "play / pause"),
     ("→", "run the next engine event (single step)"),
     (
@@ -19,6 +19,10 @@ pub const KEYS: [(&str, &str); 8] = [
     ("c", "trigger a checkpoint now"),
     ("f", "fail the selected subtask"),
     ("+ / −", "faster / slower"),
+    (
+        "← / → · Home / End",
+        "on the timeline handle: travel 1 s back / ahead · to the start / the furthest time reached",
+    ),
     ("? / Esc", "show / close this help"),
 ];
 
