@@ -253,6 +253,9 @@ impl App {
             }
         }
         self.sim = sim;
+        // A seek still waiting for its frame belonged to the old run.
+        self.pending_seek = None;
+        self.seek_computing = false;
         self.reopen_compare();
         self.playing = false;
         self.selected_task = None;
@@ -311,6 +314,8 @@ impl App {
                     Some(c) => c.reset(),
                     None => self.sim.reset(),
                 }
+                self.pending_seek = None;
+                self.seek_computing = false;
                 self.step_note = None;
                 self.selected_checkpoint = None;
                 self.action_error = None;
