@@ -15,7 +15,8 @@
 //! checkpoint in the window) and whether the bounds hold. The tests run every preset and
 //! every try to its end and require every expectation to hold, so a guide never promises
 //! a figure the engine does not produce; the playground shows the same evaluation live.
-//! Medians over checkpoints use the checkpoints *completed* in the window; scoped to an
+//! Medians over checkpoints (the upper middle value for an even count, as the comparison
+//! table takes them) use the checkpoints *completed* in the window; scoped to an
 //! operator, a checkpoint counts with its slowest subtask of that operator (as Flink's
 //! checkpoint details show the maximum per operator).
 
@@ -24,6 +25,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::Value;
 
+use super::compare::median;
 use super::document::{ConfigValue, Obj, Res};
 use super::error::ScenarioError;
 use crate::engine::report::{CheckpointReport, Report};
@@ -271,19 +273,6 @@ pub struct Outcome {
     pub met: Option<bool>,
 }
 
-fn median(mut v: Vec<f64>) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    Some(if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    })
-}
-
 impl Expectation {
     fn window_ms(&self) -> (f64, f64) {
         let ms = |d: &Option<String>| {
@@ -363,9 +352,9 @@ impl Expectation {
             | Metric::MedianAsyncMs
             | Metric::MedianPersistedBytes
             | Metric::MedianChannelStateFiles => median(
-                completed()
+                &mut completed()
                     .filter_map(|c| self.checkpoint_value(c))
-                    .collect(),
+                    .collect::<Vec<_>>(),
             ),
             Metric::Failures => count(report.failures.len()),
             Metric::Recoveries => count(
