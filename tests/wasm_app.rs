@@ -1,6 +1,9 @@
 //! Browser tests of the playground: the Yew app mounted into a detached `div` in a
 //! real headless Chromium, opened from links and run to a virtual time through the
-//! app's `run_to` property (no animation frames needed).
+//! app's `run_to` property (no animation frames needed), a link's moment (`&t=31s`) or
+//! "Pause at" + Play. Whatever runs on animation frames is awaited on the state the app
+//! exposes on its root (`data-now-us`, `data-run`; [`wait_until`]), never on a fixed
+//! delay, so the tests hold on a machine of any speed.
 //!
 //! Runs with `cargo test --target wasm32-unknown-unknown --test wasm_app` (the
 //! runner is `wasm-bindgen-test-runner`, see `scripts/test.sh`); natively this file
@@ -553,10 +556,40 @@ fn press(el: &Element, key: &str) {
     el.dispatch_event(&event).unwrap();
 }
 
-/// Lets the app carry out pending seeks (they run on animation frames).
-async fn frames() {
-    gloo_timers::future::TimeoutFuture::new(120).await;
-    yew::scheduler::flush().await;
+/// The app's exposed run state: (`data-now-us`, `data-run`).
+fn run_state(root: &Element) -> (u64, String) {
+    let app = by_testid(root, "app");
+    let now = app
+        .get_attribute("data-now-us")
+        .and_then(|v| v.parse().ok())
+        .expect("data-now-us");
+    (now, app.get_attribute("data-run").unwrap_or_default())
+}
+
+/// Yields to the browser (animation frames, Yew's scheduler) until `ready` holds. The
+/// wall-clock limit only bounds a failure; no test relies on how long anything takes.
+async fn wait_until(root: &Element, what: &str, ready: impl Fn(&Element) -> bool) {
+    let start = js_sys::Date::now();
+    loop {
+        yew::scheduler::flush().await;
+        if ready(root) {
+            return;
+        }
+        assert!(
+            js_sys::Date::now() - start < 120_000.0,
+            "still waiting after 120 s for {what}; the app is at {:?}",
+            run_state(root)
+        );
+        gloo_timers::future::TimeoutFuture::new(5).await;
+    }
+}
+
+/// Waits until the app stands paused at exactly `t` (µs), its seeks carried out.
+async fn paused_at(root: &Element, t: u64) {
+    wait_until(root, &format!("paused at {t} µs"), |r| {
+        run_state(r) == (t, "paused".to_string())
+    })
+    .await;
 }
 
 #[wasm_bindgen_test]
@@ -650,18 +683,17 @@ async fn the_timeline_handle_seeks_the_app_and_an_action_after_it_forks() {
     let knob: HtmlElement = by_testid(&root, "timeline-handle").unchecked_into();
     knob.focus().unwrap();
     press(&knob, "Home");
-    frames().await;
-    for _ in 0..10 {
+    paused_at(&root, 0).await;
+    for i in 1..=10 {
         press(&knob, "ArrowRight");
-        frames().await;
+        paused_at(&root, i * 1_000_000).await;
     }
     let clock = by_testid(&root, "clock").text_content().unwrap();
     assert!(clock.starts_with("10.0s"), "clock after seeking: {clock}");
 
     // End goes back to the furthest time reached: the same run as a straight one.
     press(&knob, "End");
-    frames().await;
-    frames().await;
+    paused_at(&root, 30_000_000).await;
     let clock = by_testid(&root, "clock").text_content().unwrap();
     assert!(clock.starts_with("30.0s"), "clock at the end: {clock}");
     let straight_root = fresh_root();
@@ -681,8 +713,7 @@ async fn the_timeline_handle_seeks_the_app_and_an_action_after_it_forks() {
         press(&knob, "ArrowLeft");
         yew::scheduler::flush().await;
     }
-    frames().await;
-    frames().await;
+    paused_at(&root, 10_000_000).await;
     let body = web_sys::window()
         .unwrap()
         .document()
@@ -831,4 +862,125 @@ fn compare_runs_stay_in_lockstep_and_record_actions_in_both() {
     assert!(!back
         .config
         .contains_key("execution.checkpointing.unaligned.enabled"));
+}
+
+// ---- moments: links with a time, "Pause at" -------------------------------------------
+
+/// The panels whose content is the run's state (no wall-clock figures in them).
+const STATE_PANELS: [&str; 2] = ["checkpoints", "sinks-recovery"];
+
+#[wasm_bindgen_test]
+async fn a_link_with_a_time_opens_paused_at_exactly_that_moment() {
+    let link = preset_link("unaligned");
+    let root = fresh_root();
+    let handle = ui::mount_with(root.clone(), props(&format!("#{link}&t=31s"), None));
+    paused_at(&root, 31_000_000).await;
+    assert!(all(&root, "[data-testid=\"error-banner\"]").is_empty());
+    assert!(text_of(&root, "clock").starts_with("31.0s"));
+    let tl = root.query_selector(".tl").unwrap().unwrap();
+    assert_eq!(tl.get_attribute("data-now").as_deref(), Some("31000000"));
+    // The same state as running there directly.
+    let straight_root = fresh_root();
+    let straight = ui::mount_with(straight_root.clone(), props(&link, Some(31_000_000)));
+    yew::scheduler::flush().await;
+    for panel in STATE_PANELS {
+        assert_eq!(
+            by_testid(&root, panel).inner_html(),
+            by_testid(&straight_root, panel).inner_html(),
+            "{panel}: link at 31 s vs run to 31 s"
+        );
+    }
+    straight.destroy();
+    handle.destroy();
+
+    // A bad time is named and loses nothing: the scenario opens, at 0.
+    let bad_root = fresh_root();
+    let bad = ui::mount_with(bad_root.clone(), props(&format!("#{link}&t=soon"), None));
+    yew::scheduler::flush().await;
+    let banner = text_of(&bad_root, "error-banner");
+    assert!(
+        banner.contains("t: 'soon' is not a virtual time"),
+        "{banner}"
+    );
+    assert_eq!(
+        text_of(&bad_root, "scenario-name"),
+        scenario::preset("unaligned").unwrap().name
+    );
+    assert_eq!(run_state(&bad_root), (0, "paused".to_string()));
+    bad.destroy();
+    yew::scheduler::flush().await;
+}
+
+#[wasm_bindgen_test]
+async fn pause_at_stops_a_playing_run_exactly_there_in_the_state_of_a_straight_run() {
+    let link = preset_link("unaligned");
+    let root = fresh_root();
+    let handle = ui::mount_with(root.clone(), props(&link, None));
+    yew::scheduler::flush().await;
+    // Not a time: refused in the field, nothing set.
+    change(&root, "pause-at", "soon");
+    yew::scheduler::flush().await;
+    let field = by_testid(&root, "pause-at");
+    assert_eq!(field.get_attribute("aria-invalid").as_deref(), Some("true"));
+    assert!(field
+        .closest("label")
+        .unwrap()
+        .unwrap()
+        .get_attribute("title")
+        .unwrap()
+        .contains("t: 'soon'"));
+    assert_eq!(
+        by_testid(&root, "app")
+            .get_attribute("data-pause-at-us")
+            .as_deref(),
+        Some("")
+    );
+
+    change(&root, "pause-at", "12s");
+    yew::scheduler::flush().await;
+    assert_eq!(
+        field.get_attribute("aria-invalid").as_deref(),
+        Some("false")
+    );
+    assert_eq!(
+        by_testid(&root, "app")
+            .get_attribute("data-pause-at-us")
+            .as_deref(),
+        Some("12000000")
+    );
+    // The highest speed (1000×): however few frames it takes, none passes 12 s.
+    let speed: web_sys::HtmlInputElement = by_testid(&root, "speed").dyn_into().unwrap();
+    speed.set_value("100");
+    let init = web_sys::EventInit::new();
+    init.set_bubbles(true);
+    speed
+        .dispatch_event(&web_sys::Event::new_with_event_init_dict("input", &init).unwrap())
+        .unwrap();
+    yew::scheduler::flush().await;
+    assert!(
+        text_of(&root, "speed-value").contains("1000"),
+        "{}",
+        text_of(&root, "speed-value")
+    );
+    click(&root, "play");
+    paused_at(&root, 12_000_000).await;
+    let straight_root = fresh_root();
+    let straight = ui::mount_with(straight_root.clone(), props(&link, Some(12_000_000)));
+    yew::scheduler::flush().await;
+    for panel in STATE_PANELS {
+        assert_eq!(
+            by_testid(&root, panel).inner_html(),
+            by_testid(&straight_root, panel).inner_html(),
+            "{panel}: played to a pause at 12 s vs run to 12 s"
+        );
+    }
+    straight.destroy();
+
+    // Play again goes on past it (the pause is behind), to a later pause.
+    change(&root, "pause-at", "13s");
+    yew::scheduler::flush().await;
+    click(&root, "play");
+    paused_at(&root, 13_000_000).await;
+    handle.destroy();
+    yew::scheduler::flush().await;
 }

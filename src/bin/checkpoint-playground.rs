@@ -7,10 +7,10 @@
 //! that cannot be read or written. Invalid input never panics.
 
 use checkpoint_playground::engine::report::Report;
-use checkpoint_playground::engine::time::{format_bytes, format_duration, parse_duration};
+use checkpoint_playground::engine::time::{format_bytes, format_duration, parse_duration, Micros};
 use checkpoint_playground::engine::Engine;
 use checkpoint_playground::scenario::compare::{Comparison, Figures};
-use checkpoint_playground::scenario::{self, Document, ScenarioError};
+use checkpoint_playground::scenario::{self, moment, Document, ScenarioError};
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
@@ -22,6 +22,8 @@ USAGE:
   checkpoint-playground run --preset NAME [OPTIONS]     run a named preset
   checkpoint-playground run --link URL-or-FRAGMENT [OPTIONS]
                                                         run the scenario in a playground link
+                                                        (a link ending in &t=31s stops there,
+                                                        as the playground opens it)
   checkpoint-playground link SCENARIO.json|-            print the link fragment (#z:...)
   checkpoint-playground link --preset NAME              ... of a preset
   checkpoint-playground presets                         list preset names, one a line
@@ -31,7 +33,7 @@ USAGE:
 RUN OPTIONS:
   --json                 print the full report as JSON instead of a summary
   --until DURATION       stop at this virtual time (e.g. 90s) instead of the scenario's
-                         end; a time past the end extends the run
+                         end (or the link's &t=); a time past the end extends the run
   --set KEY=VALUE        override a Flink config option (repeatable), e.g.
                          --set execution.checkpointing.unaligned.enabled=true
   --sink-output FILE     write every committed sink record, one JSON object a line
@@ -195,7 +197,7 @@ fn load(o: &RunOptions) -> Result<Document, ScenarioError> {
                 ),
             )
         })?,
-        Some(Input::Link(link)) => scenario::decode_link(link)?,
+        Some(Input::Link(link)) => scenario::decode_link(moment::split(link)?.0)?,
         Some(Input::File(path)) => {
             let mut text = String::new();
             let read = if path == "-" {
@@ -219,6 +221,22 @@ fn load(o: &RunOptions) -> Result<Document, ScenarioError> {
     Ok(doc)
 }
 
+/// Where the run stops: `--until`, else the moment of a `--link …&t=31s`, else the end
+/// (`None`); and whether that time may extend the run past the scenario's end (only
+/// `--until` does: a link's moment is a time within its run).
+fn until(o: &RunOptions) -> Result<(Option<Micros>, bool), ScenarioError> {
+    if let Some(t) = &o.until {
+        return Ok((
+            Some(parse_duration(t).map_err(|m| fail("--until", m))?),
+            true,
+        ));
+    }
+    match &o.input {
+        Some(Input::Link(link)) => Ok((moment::split(link)?.1, false)),
+        _ => Ok((None, false)),
+    }
+}
+
 fn run(o: RunOptions) -> Result<(), ScenarioError> {
     let mut doc = load(&o)?;
     if let Some(text) = &o.compare {
@@ -234,12 +252,9 @@ fn run(o: RunOptions) -> Result<(), ScenarioError> {
         return run_compare(&doc, &cmp, &o);
     }
     let mut spec = scenario::to_spec(&doc)?;
-    let until = match &o.until {
-        Some(t) => Some(parse_duration(t).map_err(|m| fail("--until", m))?),
-        None => None,
-    };
-    // `--until` past the scenario's end extends the run.
-    if let Some(t) = until.filter(|t| *t > spec.duration) {
+    let (until, extends) = until(&o)?;
+    // `--until` past the scenario's end extends the run (a link's moment does not).
+    if let Some(t) = until.filter(|t| extends && *t > spec.duration) {
         spec.duration = t;
         spec.validate()
             .map_err(|e| fail("--until", format!("{}: {}", e.path, e.message)))?;
@@ -281,13 +296,10 @@ fn run(o: RunOptions) -> Result<(), ScenarioError> {
 /// side by side, or both reports as JSON.
 fn run_compare(doc: &Document, cmp: &Comparison, o: &RunOptions) -> Result<(), ScenarioError> {
     let (a, b) = scenario::compare::variants(doc, cmp)?;
-    let until = match &o.until {
-        Some(t) => Some(parse_duration(t).map_err(|m| fail("--until", m))?),
-        None => None,
-    };
+    let (until, extends) = until(o)?;
     let report = |d: &Document| -> Result<Report, ScenarioError> {
         let mut spec = scenario::to_spec(d)?;
-        if let Some(t) = until.filter(|t| *t > spec.duration) {
+        if let Some(t) = until.filter(|t| extends && *t > spec.duration) {
             spec.duration = t;
         }
         let mut engine = Engine::new(spec)?;

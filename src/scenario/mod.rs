@@ -49,6 +49,7 @@ pub mod error;
 pub mod file;
 pub mod guide;
 pub mod link;
+pub mod moment;
 pub mod presets;
 
 pub use document::{

@@ -6,6 +6,19 @@
 //!   no link opens the default preset. A link that cannot be decoded or does not
 //!   validate shows `data-testid="error-banner"` with the reason, and the default
 //!   scenario opens instead.
+//! - A link may end with a moment, `&t=31s` (`scenario::moment`): the run is then
+//!   simulated to exactly that virtual time (a seek on the first animation frame, in
+//!   comparison mode both runs at once) and shown paused there. A moment that cannot be
+//!   read, or lies past the run's end, is named in the banner; the scenario still opens
+//!   (at 0, or at its end). Share with "at current time" (`share-at-time`) appends the
+//!   current moment to the link.
+//! - "Pause at" (`Command::SetPauseAt`): while playing, no frame advances past that
+//!   virtual time; the run pauses exactly there. So "play until T" is deterministic
+//!   whatever the machine's speed.
+//! - The root `data-testid="app"` exposes the state to wait on: `data-now-us` (virtual
+//!   time), `data-run` (`playing`, `paused`, `seeking` while a seek waits for its
+//!   frame, `finished` at the end), `data-job-status` (`running`, `restarting`,
+//!   `finished`, `failed`) and `data-pause-at-us` (empty when unset).
 //! - While playing, each animation frame advances virtual time by wall `dt × speed`,
 //!   in bounded slices: at most [`FRAME_BUDGET_MS`] of engine work per frame (the run
 //!   then falls behind the requested speed rather than dropping frames). Frame work
@@ -19,7 +32,7 @@
 //! - Keyboard: Space play/pause, → step, ? help, Esc closes help, r reset,
 //!   n next checkpoint step, c trigger a checkpoint, f fail the selected subtask, + / − speed.
 //! - The `run_to` property runs the engine to a virtual time right after loading,
-//!   without animation frames (browser tests).
+//!   without animation frames (browser tests that mount the app with a document).
 //! - Export JSON downloads the run (recorded actions included) as a scenario file,
 //!   Copy JSON puts it on the clipboard; the outcome shows in `share-note`. Import
 //!   opens `import-dialog`; a valid document replaces the run exactly like a preset (the
@@ -37,9 +50,11 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use yew::prelude::*;
 
+use crate::engine::runtime::JobStatus;
 use crate::engine::spec::Action;
 use crate::engine::time::Micros;
 use crate::scenario;
+use crate::scenario::moment;
 
 use super::chart_export;
 use super::clipboard::{self, Delivery};
@@ -113,6 +128,8 @@ pub struct App {
     frame_stats: FrameStats,
     /// What the last "Checkpoint step" showed (cleared by other time controls).
     step_note: Option<Rc<Vec<String>>>,
+    /// Checkpoint steps taken since the page opened (the note's `data-count`).
+    step_count: u64,
     /// Of the frame work: engine slices and snapshot cutting (the rest is rendering).
     engine_stats: FrameStats,
     cut_stats: FrameStats,
@@ -132,6 +149,10 @@ pub struct App {
     /// Comparison mode: the scenario run twice in lockstep; `None` shows `sim` alone.
     compare: Option<Compare>,
     compare_choices: Rc<Vec<(String, String)>>,
+    /// While playing, pause on reaching this virtual time ("Pause at").
+    pause_at: Option<Micros>,
+    /// Share appends the current moment (`&t=…`) to the link.
+    share_at_time: bool,
 }
 
 /// Seeks that replay more virtual time than this show "computing" first.
@@ -163,12 +184,66 @@ fn default_sim() -> Sim {
     .expect("the default scenario runs")
 }
 
-/// The run a link opens, or the default run and a message saying why not.
-fn load(link: &str) -> (Sim, Option<String>) {
+/// What a link opens: the run, a message for the banner, and the moment to open it at.
+struct Loaded {
+    sim: Sim,
+    banner: Option<String>,
+    at: Option<Micros>,
+}
+
+/// The run a link opens (and its moment), or the default run and a message saying why
+/// not. A broken moment still opens the link's scenario, at 0, and says why.
+fn load(link: &str) -> Loaded {
     let link = link.trim();
     if link.is_empty() || link == "#" {
-        return (default_sim(), None);
+        return Loaded {
+            sim: default_sim(),
+            banner: None,
+            at: None,
+        };
     }
+    let (at, moment_error) = match moment::split(link) {
+        Ok((_, at)) => (at, None),
+        Err(e) => (None, Some(e)),
+    };
+    let (sim, banner) = load_scenario(moment::scenario_part(link));
+    if banner.is_some() {
+        return Loaded {
+            sim,
+            banner,
+            at: None,
+        };
+    }
+    if let Some(e) = moment_error {
+        let banner =
+            format!("The time in this link could not be read — {e}. The scenario opened at 0 s.");
+        return Loaded {
+            sim,
+            banner: Some(banner),
+            at: None,
+        };
+    }
+    let duration = sim.duration();
+    match at {
+        Some(t) if t > duration => Loaded {
+            banner: Some(format!(
+                "This link's time t={} is past the end of its run ({}); it opened at the end.",
+                moment::format(t),
+                moment::format(duration)
+            )),
+            sim,
+            at: Some(duration),
+        },
+        _ => Loaded {
+            sim,
+            banner: None,
+            at,
+        },
+    }
+}
+
+/// The run of a link without its moment, or the default run and a message.
+fn load_scenario(link: &str) -> (Sim, Option<String>) {
     let opened = scenario::decode_link(link)
         .map_err(|e| e.to_string())
         .and_then(|doc| {
@@ -205,10 +280,13 @@ impl App {
     }
 
     fn share(&mut self, ctx: &Context<Self>) {
-        let fragment = match &self.compare {
+        let mut fragment = match &self.compare {
             Some(c) => c.link_fragment(),
             None => self.sim.link_fragment(),
         };
+        if self.share_at_time {
+            fragment.push_str(&moment::suffix(self.now()));
+        }
         let Some(window) = web_sys::window() else {
             return;
         };
@@ -307,6 +385,7 @@ impl App {
                     None => self.sim.checkpoint_step(),
                 };
                 self.step_note = Some(Rc::new(note));
+                self.step_count += 1;
             }
             Command::Reset => {
                 self.playing = false;
@@ -323,6 +402,8 @@ impl App {
             }
             Command::Share => self.share(ctx),
             Command::SetSpeed(s) => self.speed = s.clamp(0.1, 1000.0),
+            Command::SetPauseAt(t) => self.pause_at = t,
+            Command::ShareAtTime(on) => self.share_at_time = on,
             Command::Apply(action) => self.apply(action),
             Command::SelectTask(t) => self.selected_task = t,
             Command::SelectCheckpoint(c) => self.selected_checkpoint = c,
@@ -552,7 +633,11 @@ impl Component for App {
             None if props.use_location => location_hash(),
             None => String::new(),
         };
-        let (mut sim, mut banner) = load(&link);
+        let Loaded {
+            mut sim,
+            mut banner,
+            at,
+        } = load(&link);
         let mut compare = None;
         if let Some(cmp) = sim.document.compare.clone() {
             match Compare::new(sim.document.clone(), cmp) {
@@ -564,6 +649,15 @@ impl Component for App {
             match &mut compare {
                 Some(c) => c.run_to(t),
                 None => sim.run_to(t),
+            }
+        }
+        // A link's moment: the single run seeks there on the first frame (showing
+        // "computing" on the timeline when it is long); comparison mode runs both now.
+        let mut pending_seek = None;
+        if let Some(t) = at {
+            match &mut compare {
+                Some(c) => c.run_to(t),
+                None => pending_seek = Some(t),
             }
         }
         let on_command = ctx.link().callback(Msg::Cmd);
@@ -585,6 +679,7 @@ impl Component for App {
             keydown: None,
             frame_stats: FrameStats::default(),
             step_note: None,
+            step_count: 0,
             engine_stats: FrameStats::default(),
             cut_stats: FrameStats::default(),
             frame_start: None,
@@ -595,10 +690,12 @@ impl Component for App {
             import_error: None,
             chart_note: None,
             editor: None,
-            pending_seek: None,
+            pending_seek,
             seek_computing: false,
             compare,
             compare_choices: Rc::new(compare_runs::choices()),
+            pause_at: None,
+            share_at_time: false,
         }
     }
 
@@ -634,7 +731,10 @@ impl Component for App {
                 self.last_ts = Some(ts);
                 let before = self.now();
                 let want = ((dt * self.speed * 1000.0) as Micros).max(1);
-                let reached = self.advance(before + want);
+                // "Pause at": no frame goes past it, whatever the speed.
+                let stop = self.pause_at.filter(|&p| p > before);
+                let target = stop.map_or(before + want, |p| (before + want).min(p));
+                let reached = self.advance(target);
                 if dt > 0.0 {
                     let eff = (reached - before) as f64 / 1000.0 / dt;
                     self.effective_speed = Some(match self.effective_speed {
@@ -642,7 +742,7 @@ impl Component for App {
                         None => eff,
                     });
                 }
-                if self.is_done() {
+                if self.is_done() || stop.is_some_and(|p| reached >= p) {
                     self.playing = false;
                     self.refresh();
                 } else {
@@ -662,6 +762,9 @@ impl Component for App {
             self.frame_stats.record(perf_now() - start);
         }
         if first_render {
+            if self.pending_seek.is_some() {
+                self.request_frame(ctx);
+            }
             let cb = ctx.link().callback(Msg::Key);
             let closure = Closure::wrap(Box::new(move |e: web_sys::KeyboardEvent| cb.emit(e))
                 as Box<dyn FnMut(web_sys::KeyboardEvent)>);
@@ -704,6 +807,8 @@ impl Component for App {
                         cut_ms={self.cut_stats.summary().map(|s| s.0)}
                         name={AttrValue::from(self.sim.document.name.clone())}
                         step_note={self.step_note.clone()}
+                        pause_at={self.pause_at}
+                        step_count={self.step_count}
                         description={self.sim.guide.is_none().then(|| self.sim.document.description.clone()).flatten().map(AttrValue::from)} />
                     if let Some(guide) = &self.sim.guide {
                         <GuidePanel view={guide.clone()} report={snaps.report.clone()}
@@ -745,8 +850,12 @@ impl App {
         };
         html! {
             <div class="app" data-testid="app" data-playing={self.playing.to_string()}
-                data-compare={compare.is_some().then_some("true")}>
+                data-compare={compare.is_some().then_some("true")}
+                data-now-us={self.now().to_string()} data-run={self.run_state()}
+                data-job-status={job_status(self.status())}
+                data-pause-at-us={self.pause_at.map(|t| t.to_string()).unwrap_or_default()}>
                 <Header on_command={on_command.clone()}
+                    share_at_time={self.share_at_time}
                     preset={self.sim.preset.clone().map(AttrValue::from)}
                     share_note={self.share_note.as_ref().map(|(n, _)| AttrValue::from(n.clone()))}
                     share_warning={self.share_note.as_ref().is_some_and(|(_, w)| *w)} />
@@ -787,6 +896,8 @@ impl App {
         }
         self.pending_seek = None;
         self.seek_computing = false;
+        // A seek pauses (Play pressed while it waited would otherwise get no frame).
+        self.playing = false;
         self.action_error = self.sim.seek(t).err();
         true
     }
@@ -795,7 +906,36 @@ impl App {
 /// Comparison mode (`Command::Compare`, links with a `compare` field): the app drives a
 /// [`Compare`] instead of its single `sim`, which stays as it was for when the user
 /// goes back.
+/// `data-job-status`: the engine's job status in lower case.
+fn job_status(s: JobStatus) -> &'static str {
+    match s {
+        JobStatus::Running => "running",
+        JobStatus::Restarting => "restarting",
+        JobStatus::Finished => "finished",
+        JobStatus::Failed => "failed",
+    }
+}
+
 impl App {
+    /// `data-run`: what the page is doing with the run.
+    fn run_state(&self) -> &'static str {
+        if self.pending_seek.is_some() {
+            "seeking"
+        } else if self.playing {
+            "playing"
+        } else if self.is_done() {
+            "finished"
+        } else {
+            "paused"
+        }
+    }
+
+    fn status(&self) -> JobStatus {
+        self.compare
+            .as_ref()
+            .map_or_else(|| self.sim.status(), Compare::status)
+    }
+
     fn now(&self) -> Micros {
         self.compare
             .as_ref()
@@ -885,6 +1025,8 @@ impl App {
                         cut_ms={self.cut_stats.summary().map(|s| s.0)}
                         name={AttrValue::from(c.base.name.clone())}
                         step_note={self.step_note.clone()}
+                        pause_at={self.pause_at}
+                        step_count={self.step_count}
                         description={c.base.description.clone().map(AttrValue::from)} />
                     <CompareView comparison={c.comparison.clone()}
                         a={run(&c.a, &c.comparison.a)} b={run(&c.b, &c.comparison.b)}

@@ -21,6 +21,10 @@ pub enum Command {
     Share,
     /// Speed factor: virtual seconds per wall second.
     SetSpeed(f64),
+    /// While playing, pause on reaching this virtual time (`None`: play on).
+    SetPauseAt(Option<crate::engine::time::Micros>),
+    /// Whether Share appends the current moment (`&t=…`) to the link.
+    ShareAtTime(bool),
     /// A user action on the engine (recorded).
     Apply(Action),
     SelectTask(Option<usize>),

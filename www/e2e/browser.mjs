@@ -5,6 +5,8 @@
 // browser: the executable is /usr/bin/chromium (override with CHROMIUM_PATH). The
 // site under test is BASE_URL (scripts/test.sh serves dist/ and sets it).
 // `frameStats(page)` reads the playground's frame-time readout (`frame-stats`) as numbers.
+// `runTo`, `runToEnd`, `waitStill`, `openLink` move virtual time deterministically and
+// wait on the state the page exposes (see "Driving virtual time" below).
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { inflateRawSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
@@ -99,20 +101,99 @@ export async function setSpeed(page, sliderValue) {
   }, sliderValue);
 }
 
-/** Plays until the clock shows at least `seconds` of virtual time, then pauses. */
-export async function playUntil(page, seconds, timeout = 90_000) {
-  await page.getByTestId('play').click();
-  await page.waitForFunction(
-    (s) => parseFloat(document.querySelector('[data-testid="clock"] .clock-value')?.textContent ?? '0') >= s,
-    seconds,
-    { timeout },
-  );
-  await page.getByTestId('pause').click();
+// Driving virtual time. The page exposes its state on the root `data-testid="app"`:
+// `data-now-us` (virtual time), `data-run` (playing / paused / seeking / finished),
+// `data-job-status` and `data-pause-at-us`. Tests move virtual time only with
+// deterministic controls (a link's `&t=`, "Pause at", Step, Checkpoint step) and wait on
+// these attributes, never on wall-clock sleeps or on a fast run still going: an engine
+// infinitely fast stops at the same virtual time, a very slow one only takes longer.
+
+/** The page's run state: { now (µs), run, job, pauseAt (µs or null) }. */
+export async function runState(page) {
+  return page.getByTestId('app').evaluate((el) => ({
+    now: Number(el.dataset.nowUs),
+    run: el.dataset.run,
+    job: el.dataset.jobStatus,
+    pauseAt: el.dataset.pauseAtUs ? Number(el.dataset.pauseAtUs) : null,
+  }));
 }
 
-/** The scenario document in a page's link (`#z:` + base64url raw deflate of JSON). */
+/** Waits until the page stands still (paused or finished, no seek pending) at or past `us`. */
+export async function waitStill(page, us = 0, timeout = 120_000) {
+  await page.waitForFunction(
+    (t) => {
+      const app = document.querySelector('[data-testid="app"]');
+      const run = app?.dataset.run;
+      return run === 'finished' || (run === 'paused' && Number(app.dataset.nowUs) >= t);
+    },
+    us,
+    { timeout },
+  );
+  return runState(page);
+}
+
+/** A virtual time in the link's syntax (`31s`, `1500ms`, `250us`), as the page writes it. */
+export function moment(us) {
+  if (us % 1_000_000 === 0) return `${us / 1_000_000}s`;
+  if (us % 1_000 === 0) return `${us / 1_000}ms`;
+  return `${us}us`;
+}
+
+/** Sets "Pause at" to `us` µs of virtual time (null clears it) and waits until the page took it. */
+export async function setPauseAt(page, us) {
+  const field = page.getByTestId('pause-at');
+  await field.fill(us === null ? '' : moment(us));
+  await field.press('Enter');
+  await page.waitForFunction(
+    (want) => document.querySelector('[data-testid="app"]')?.dataset.pauseAtUs === want,
+    us === null ? '' : String(us),
+  );
+}
+
+/**
+ * Plays to exactly `seconds` of virtual time and leaves the run paused there ("Pause at"
+ * + Play). `speed` is the slider value to play at (default 100 = 1000×: the wall time is
+ * then bounded by the engine's speed, not by the clock). Returns the run state; the
+ * virtual time is exactly `seconds` unless the run finished before it.
+ */
+export async function runTo(page, seconds, { speed = 100, timeout = 120_000 } = {}) {
+  const us = Math.round(seconds * 1_000_000);
+  const before = await runState(page);
+  if (before.now >= us) throw new Error(`runTo(${seconds}s): the run is already at ${before.now} µs`);
+  await setPauseAt(page, us);
+  await setSpeed(page, speed);
+  await page.getByTestId('play').click();
+  const state = await waitStill(page, us, timeout);
+  if (state.run !== 'finished' && state.now !== us) {
+    throw new Error(`runTo(${seconds}s) paused at ${state.now} µs`);
+  }
+  return state;
+}
+
+/** Plays the loaded run to its end (at 1000×) and waits until the page says it finished. */
+export async function runToEnd(page, timeout = 120_000) {
+  await setPauseAt(page, null);
+  await setSpeed(page, 100);
+  await page.getByTestId('play').click();
+  await page.waitForFunction(
+    () => document.querySelector('[data-testid="app"]')?.dataset.run === 'finished',
+    null,
+    { timeout },
+  );
+  return runState(page);
+}
+
+/** Opens `url` (a link, maybe with `&t=`) in `page` and waits until it stands still. */
+export async function openLink(page, url, timeout = 120_000) {
+  await page.goto('about:blank');
+  await page.goto(url, { waitUntil: 'load' });
+  await page.getByTestId('app').waitFor({ timeout: 20_000 });
+  return waitStill(page, 0, timeout);
+}
+
+/** The scenario document in a page's link (`#z:` + base64url raw deflate of JSON; a `&t=` moment is ignored). */
 export function linkDocument(url) {
-  const fragment = url.split('#')[1] ?? '';
+  const fragment = (url.split('#')[1] ?? '').split('&')[0];
   if (!fragment.startsWith('z:')) throw new Error(`not a deflated link: ${fragment.slice(0, 12)}`);
   const json = inflateRawSync(Buffer.from(fragment.slice(2), 'base64url')).toString('utf8');
   return JSON.parse(json);

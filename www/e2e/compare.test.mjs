@@ -1,16 +1,17 @@
 // End to end: comparison mode (AC vs UC side by side) on the built site.
-//  1. open the backpressure preset, enter "Compare AC vs UC", play at 10× to ~24 virtual
-//     seconds while the frame time of the two engines is measured;
+//  1. open the backpressure preset, enter "Compare AC vs UC", play at 10× to exactly 24
+//     virtual seconds ("Pause at") while the frame time of the two engines is measured;
 //  2. fail count#1 from run A's job view: the failure applies to both runs at the same
-//     instant; play on to ~32 s and screenshot the figure (compare.png);
+//     instant; play on to exactly 32 s and screenshot the figure (compare.png);
 //  3. Share puts the comparison into the link, and opening that link opens compare
-//     mode with the recorded failure; played to the end at 100× both runs recovered
-//     twice (compare-end.png); leaving compare mode shows the single run.
+//     mode with the recorded failure; played to the end both runs recovered twice
+//     (compare-end.png); the link with "at current time" opens both runs at 32 s;
+//     leaving compare mode shows the single run.
 // No console errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { BASE_URL, SCREENSHOTS, frameStats, linkDocument, playUntil, setSpeed, sharedBrowser, watchProblems } from './browser.mjs';
+import { BASE_URL, SCREENSHOTS, frameStats, linkDocument, openLink, runTo, runToEnd, sharedBrowser, watchProblems } from './browser.mjs';
 
 const browser = sharedBrowser();
 
@@ -33,8 +34,9 @@ test('compare mode: AC vs UC side by side on the backpressure preset', { timeout
   assert.equal(await page.getByTestId('compare-run-a').getAttribute('data-mode'), 'aligned');
   assert.equal(await page.getByTestId('compare-run-b').getAttribute('data-mode'), 'unaligned');
 
-  await setSpeed(page, 50); // 10^(−1 + 2) = 10×
-  await playUntil(page, 24);
+  // 10× (slider 50): a frame advances at most 100 ms × 10 of virtual time, so 24 s
+  // take at least 24 frames on any machine.
+  await runTo(page, 24, { speed: 50 });
   const { avg, p95, frames, engine, snapshot } = await frameStats(page);
   console.log(`frame work, compare backpressure AC|UC at 10x: avg ${avg.toFixed(2)} ms (engines ${engine.toFixed(2)}, snapshots ${snapshot.toFixed(2)}, rest = render), p95 ${p95.toFixed(2)} ms over ${frames} frames`);
   assert.ok(frames > 10, `frames were measured (${frames})`);
@@ -43,7 +45,8 @@ test('compare mode: AC vs UC side by side on the backpressure preset', { timeout
   await page.getByTestId('compare-run-a').getByTestId('subtask-count-1').click();
   await page.getByTestId('fail-subtask').click();
   const failedAt = await clockSeconds(page);
-  await playUntil(page, 32);
+  assert.equal(failedAt, 24);
+  await runTo(page, 32);
   for (const side of ['a', 'b']) {
     const bars = page.locator(`[data-testid="compare-chart-replay"] [data-series="${side}"] rect.bar`);
     assert.equal(await bars.count(), 1, `run ${side} recovered from the failure at ${failedAt}s`);
@@ -59,21 +62,30 @@ test('compare mode: AC vs UC side by side on the backpressure preset', { timeout
   await page.getByTestId('compare').screenshot({ path: join(SCREENSHOTS, 'compare-figure.png') });
 
   // Share: the link carries the comparison and the failure; it reopens compare mode.
+  await page.getByTestId('share-at-time').check();
   await page.getByTestId('share').click();
-  await page.waitForFunction(() => location.hash.startsWith('#z:'));
-  const doc = linkDocument(page.url());
+  await page.waitForFunction(() => location.hash.startsWith('#z:') && location.hash.endsWith('&t=32s'));
+  const atLink = page.url();
+  const doc = linkDocument(atLink);
   assert.deepEqual(doc.compare, { a: 'aligned', b: 'unaligned' });
   assert.ok(doc.events.some((e) => e.fail?.operator === 'count' && e.fail?.subtask === 1), JSON.stringify(doc.events));
-  const url = page.url();
-  await page.goto('about:blank');
-  await page.goto(url, { waitUntil: 'load' });
+  // Opened at its moment, both runs stand at 32 s, each recovered once.
+  const at = await openLink(page, atLink);
+  assert.deepEqual([at.now, at.run], [32_000_000, 'paused']);
+  await page.getByTestId('compare').waitFor({ timeout: 20_000 });
+  for (const side of ['a', 'b']) {
+    const bars = page.locator(`[data-testid="compare-chart-replay"] [data-series="${side}"] rect.bar`);
+    assert.equal(await bars.count(), 1, `run ${side} at 32 s: the shared failure`);
+  }
+  const url = atLink.replace(/&t=.*$/, '');
+  const opened = await openLink(page, url);
+  assert.equal(opened.now, 0);
   await page.getByTestId('compare').waitFor({ timeout: 20_000 });
   assert.equal(await page.getByTestId('compare-mode').inputValue(), 'aligned|unaligned');
   // The reopened link replays the recorded failure in both runs, then the preset's own
   // failure at 45s: two recoveries each by the end.
-  await setSpeed(page, 75); // 100×
-  await page.getByTestId('play').click();
-  await page.locator('[data-testid="app"][data-playing="false"]').waitFor({ timeout: 90_000 });
+  const end = await runToEnd(page);
+  assert.equal(end.now, 60_000_000);
   assert.equal(await clockSeconds(page), 60);
   for (const side of ['a', 'b']) {
     const bars = page.locator(`[data-testid="compare-chart-replay"] [data-series="${side}"] rect.bar`);

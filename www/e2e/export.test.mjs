@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BASE_URL, SCREENSHOTS, linkDocument, sharedBrowser, watchProblems } from './browser.mjs';
+import { BASE_URL, SCREENSHOTS, linkDocument, runTo, sharedBrowser, watchProblems } from './browser.mjs';
 
 const browser = sharedBrowser();
 
@@ -74,9 +74,9 @@ test('export a run, import it back, refuse a broken one, copy charts', { timeout
   assert.deepEqual(linkDocument(await page.evaluate(() => location.hash)), exported);
 
   // 3. Copy a chart as PNG and as SVG; read both back from the clipboard.
-  await page.getByTestId('play').click();
-  await page.waitForFunction(() => document.querySelectorAll('[data-testid="checkpoint-row"]').length >= 2, null, { timeout: 30_000 });
-  await page.getByTestId('pause').click();
+  // A checkpoint every 2 s: by 10 s of virtual time there are several rows.
+  await runTo(page, 10);
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="checkpoint-row"]').length >= 2, null, { timeout: 10_000 });
   await page.bringToFront();
   await page.getByTestId('chart-copy-png-duration').click();
   const note = page.getByTestId('chart-copy-note');

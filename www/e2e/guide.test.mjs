@@ -9,16 +9,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { BASE_URL, SCREENSHOTS, setSpeed, sharedBrowser, watchProblems } from './browser.mjs';
+import { BASE_URL, SCREENSHOTS, runToEnd, sharedBrowser, watchProblems } from './browser.mjs';
 
 const browser = sharedBrowser();
 
-
-/** Plays the loaded run to its end at the highest speed. */
+/**
+ * Plays the loaded run to its end and waits until the page says `finished` (not merely
+ * "not playing", which also holds before Play took effect).
+ */
 async function playToEnd(page) {
-  await setSpeed(page, 100);
-  await page.getByTestId('play').click();
-  await page.waitForSelector('[data-testid="app"][data-playing="false"]', { timeout: 120_000 });
+  const state = await runToEnd(page);
+  assert.equal(state.run, 'finished');
 }
 
 async function promiseStatuses(page) {
@@ -98,7 +99,8 @@ test('"Checkpoint step" walks through the two phases of an unaligned checkpoint'
   const seen = [];
   for (let i = 0; i < 60; i++) {
     await page.getByTestId('step-checkpoint').click();
-    const note = page.getByTestId('checkpoint-step-note');
+    // The note of this step (its count), not the previous one still on screen.
+    const note = page.locator(`[data-testid="checkpoint-step-note"][data-count="${i + 1}"]`);
     await note.waitFor();
     const lines = await note.locator('.step-line').allTextContents();
     seen.push(...lines);

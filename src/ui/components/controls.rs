@@ -3,8 +3,11 @@
 //!
 //! Contract: emits [`Command`]s only. Buttons carry `data-testid`s `play`, `pause`,
 //! `step`, `reset`, `trigger-checkpoint`, `share`; the speed slider is `speed`
-//! (logarithmic, 0.1× to 1000× real time); the clock is `clock`; the frame-time
-//! readout `frame-stats` carries `data-avg-ms` and `data-p95-ms`.
+//! (logarithmic, 0.1× to 1000× real time); "Pause at" is the text field `pause-at`
+//! (a virtual time in the link's syntax, `31s`, `1500ms`; empty for none), taken on
+//! change (Enter or leaving the field), refused with `aria-invalid` and the reason in
+//! its title when it does not read; the clock is `clock`; the frame-time readout
+//! `frame-stats` carries `data-avg-ms` and `data-p95-ms`.
 
 use std::rc::Rc;
 
@@ -13,6 +16,7 @@ use yew::prelude::*;
 use crate::engine::runtime::JobStatus;
 use crate::engine::spec::Action;
 use crate::engine::time::Micros;
+use crate::scenario::moment;
 use crate::ui::command::Command;
 use crate::ui::format;
 
@@ -51,6 +55,12 @@ pub struct ControlsProps {
     /// What the last "Checkpoint step" showed, one line per log entry.
     #[prop_or_default]
     pub step_note: Option<Rc<Vec<String>>>,
+    /// Checkpoint steps taken so far (`data-count` of the step note: a test waits for it).
+    #[prop_or_default]
+    pub step_count: u64,
+    /// "Pause at": the virtual time a run that plays pauses at.
+    #[prop_or_default]
+    pub pause_at: Option<Micros>,
 }
 
 fn icon(d: &'static str) -> Html {
@@ -99,6 +109,28 @@ pub fn controls(props: &ControlsProps) -> Html {
             }
         })
     };
+    // Why the last text typed into "Pause at" was refused, if it was.
+    let pause_error = use_state(|| None::<String>);
+    let on_pause_at = {
+        let cb = props.on_command.clone();
+        let pause_error = pause_error.clone();
+        Callback::from(move |e: Event| {
+            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+            let text = input.value();
+            if text.trim().is_empty() {
+                pause_error.set(None);
+                cb.emit(Command::SetPauseAt(None));
+                return;
+            }
+            match moment::parse(&text) {
+                Ok(t) => {
+                    pause_error.set(None);
+                    cb.emit(Command::SetPauseAt(Some(t)));
+                }
+                Err(e) => pause_error.set(Some(format!("Not a virtual time — {e}"))),
+            }
+        })
+    };
     let progress = if props.duration > 0 {
         (props.now as f64 / props.duration as f64).clamp(0.0, 1.0)
     } else {
@@ -128,6 +160,13 @@ pub fn controls(props: &ControlsProps) -> Html {
                         value={format!("{:.0}", slider_from_speed(props.speed))} oninput={on_speed} />
                     <span class="speed-value" data-testid="speed-value">{ format::speed(props.speed) }</span>
                 </label>
+                <label class="pause-at" title={(*pause_error).clone().unwrap_or_else(|| "Pause at: while playing, the run stops exactly at this virtual time (e.g. 31s, 1500ms); empty plays on".to_string())}>
+                    <span class="field-label">{ "pause at" }</span>
+                    <input type="text" data-testid="pause-at" aria-label="Pause at virtual time"
+                        placeholder="e.g. 31s" aria-invalid={pause_error.is_some().to_string()}
+                        value={props.pause_at.map(moment::format).unwrap_or_default()}
+                        onchange={on_pause_at} />
+                </label>
                 <div class="clock" data-testid="clock" title="Virtual time of the simulation / run length">
                     <div class="clock-row">
                         <span class="clock-value">{ format::clock(props.now) }</span>
@@ -155,7 +194,8 @@ pub fn controls(props: &ControlsProps) -> Html {
                 </div>
             </div>
             if let Some(lines) = &props.step_note {
-                <div class="step-note" data-testid="checkpoint-step-note" aria-live="polite">
+                <div class="step-note" data-testid="checkpoint-step-note" aria-live="polite"
+                    data-count={props.step_count.to_string()}>
                     <strong>{ "Checkpoint step: " }</strong>
                     if lines.is_empty() {
                         <span>{ "no checkpoint step within 30 s of virtual time" }</span>

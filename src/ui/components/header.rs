@@ -3,7 +3,8 @@
 //! Contract: `data-testid="header"` with a single `<h1>` reading "Checkpoint
 //! Playground"; the preset `<select>` is `preset-select` (value = preset name, or
 //! empty for a scenario from a link); the Share button is `share`; the note after a
-//! share (copied / long-link warning) is `share-note`, also used for the outcome of
+//! share (copied / long-link warning) is `share-note`; the checkbox `share-at-time`
+//! ("at current time") makes Share append the current moment (`&t=31s`) to the link, also used for the outcome of
 //! Export JSON (`export-json`) and Copy JSON (`copy-json`, shown only where the page
 //! has a clipboard). `import-json` opens the import dialog; "Edit job" (`edit-job`)
 //! opens the job editor.
@@ -21,6 +22,9 @@ pub struct HeaderProps {
     pub preset: Option<AttrValue>,
     pub share_note: Option<AttrValue>,
     pub share_warning: bool,
+    /// Share appends the current moment to the link.
+    #[prop_or_default]
+    pub share_at_time: bool,
 }
 
 /// A preset in the menu: (name, title).
@@ -67,6 +71,13 @@ pub fn header(props: &HeaderProps) -> Html {
         let cb = props.on_command.clone();
         Callback::from(move |_: MouseEvent| cb.emit(Command::Share))
     };
+    let at_time = {
+        let cb = props.on_command.clone();
+        Callback::from(move |e: Event| {
+            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+            cb.emit(Command::ShareAtTime(input.checked()))
+        })
+    };
     let help = {
         let cb = props.on_command.clone();
         Callback::from(move |_: MouseEvent| cb.emit(Command::ToggleHelp))
@@ -111,6 +122,10 @@ pub fn header(props: &HeaderProps) -> Html {
                     title="Put this scenario, with everything you did, in the URL and copy the link">
                     { "Share link" }
                 </button>
+                <label class="share-at-time" title="The link opens paused at the current virtual time (&t=… at its end)">
+                    <input type="checkbox" data-testid="share-at-time" checked={props.share_at_time} onchange={at_time} />
+                    <span>{ "at current time" }</span>
+                </label>
                 <button type="button" class="header-button" data-testid="export-json" onclick={emit(Command::ExportJson)}
                     title="Download this run, with everything you did, as a scenario JSON file">
                     { "Export JSON" }
