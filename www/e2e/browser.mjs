@@ -108,6 +108,13 @@ export async function setSpeed(page, sliderValue) {
 // these attributes, never on wall-clock sleeps or on a fast run still going: an engine
 // infinitely fast stops at the same virtual time, a very slow one only takes longer.
 
+/**
+ * The speed slider value `runTo` / `runToEnd` play at: 100 (1000×) unless E2E_SPEED says
+ * otherwise (e.g. E2E_SPEED=75 for 100×). The tests pass at any value; only their wall
+ * time changes.
+ */
+export const PLAY_SPEED = Number(process.env.E2E_SPEED ?? 100);
+
 /** The page's run state: { now (µs), run, job, pauseAt (µs or null) }. */
 export async function runState(page) {
   return page.getByTestId('app').evaluate((el) => ({
@@ -152,11 +159,11 @@ export async function setPauseAt(page, us) {
 
 /**
  * Plays to exactly `seconds` of virtual time and leaves the run paused there ("Pause at"
- * + Play). `speed` is the slider value to play at (default 100 = 1000×: the wall time is
- * then bounded by the engine's speed, not by the clock). Returns the run state; the
+ * + Play). `speed` is the slider value to play at (default PLAY_SPEED, 100 = 1000×: the
+ * wall time is then bounded by the engine's speed, not by the clock). Returns the run state; the
  * virtual time is exactly `seconds` unless the run finished before it.
  */
-export async function runTo(page, seconds, { speed = 100, timeout = 120_000 } = {}) {
+export async function runTo(page, seconds, { speed = PLAY_SPEED, timeout = 120_000 } = {}) {
   const us = Math.round(seconds * 1_000_000);
   const before = await runState(page);
   if (before.now >= us) throw new Error(`runTo(${seconds}s): the run is already at ${before.now} µs`);
@@ -170,10 +177,10 @@ export async function runTo(page, seconds, { speed = 100, timeout = 120_000 } = 
   return state;
 }
 
-/** Plays the loaded run to its end (at 1000×) and waits until the page says it finished. */
+/** Plays the loaded run to its end (at PLAY_SPEED) and waits until the page says it finished. */
 export async function runToEnd(page, timeout = 120_000) {
   await setPauseAt(page, null);
-  await setSpeed(page, 100);
+  await setSpeed(page, PLAY_SPEED);
   await page.getByTestId('play').click();
   await page.waitForFunction(
     () => document.querySelector('[data-testid="app"]')?.dataset.run === 'finished',
