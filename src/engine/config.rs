@@ -8,6 +8,12 @@
 //! key or a bad value is an error that names the key. [`KEYS`] is the documented table the
 //! UI and the README list.
 
+// Input-facing: reads user config / specs / actions, so no panics on their values.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
 use super::time::{format_duration, parse_duration, parse_size, Micros};
 use serde::Serialize;
 
@@ -192,6 +198,8 @@ impl Default for EngineConfig {
             serializer_version: 1,
         };
         for k in KEYS {
+            // The table's own defaults, checked by `defaults_follow_the_table`.
+            #[allow(clippy::expect_used)]
             c.set(k.key, k.default).expect("documented defaults parse");
         }
         c
@@ -372,40 +380,101 @@ impl EngineConfig {
             "playground.task.availability-check" => self.availability_check = boolean()?,
             "playground.source.legacy-compat" => self.legacy_source_compat = boolean()?,
             "playground.serializer.version" => self.serializer_version = count(1, 1_000_000)?,
-            other => unreachable!("key {other} is in KEYS but not handled"),
+            other => return Err(err(format!("'{other}' is documented but not handled"))),
         }
         Ok(())
     }
 
-    /// Checks combinations of settings that Flink rejects at job submission.
+    /// Checks the combinations of settings the run cannot have, first failing rule first.
+    /// Every way a config changes goes through this one check: the scenario's `config`
+    /// ([`super::spec::JobSpec::problems`]), each `set_config` event against the config in
+    /// effect at its instant, and live actions ([`super::Engine::apply`], so the settings
+    /// panel too) — through [`EngineConfig::with_change`]. The error is keyed by the setting
+    /// the rule blames and its message names every key involved with its value.
+    ///
+    /// The rules, each what the engine relies on (Flink 1.20 unless said otherwise):
+    /// - unaligned checkpoints need `EXACTLY_ONCE`: Flink's
+    ///   `StreamingJobGraphGenerator.preValidate` turns them off with a warning for
+    ///   `AT_LEAST_ONCE`; the playground refuses, so a run never differs silently from what
+    ///   was asked;
+    /// - unaligned checkpoints with one concurrent checkpoint: the model's barrier handler
+    ///   keeps one pending unaligned checkpoint (as Flink 1.11, which refused concurrent
+    ///   unaligned checkpoints);
+    /// - an input channel needs a buffer to receive into: 0 exclusive buffers per channel and
+    ///   0 floating buffers per gate leave none, and the job stalls after its next (re)start;
+    /// - the debloater's range `[min-segment-size, segment-size]` must not be empty
+    ///   (FLIP-183's `BufferDebloater` clamps its size to it).
+    ///
+    /// Flink accepts a checkpoint timeout shorter than the interval (checkpoints simply
+    /// expire) and an aligned-checkpoint timeout longer than the checkpoint timeout (the
+    /// barrier never switches to unaligned), so the playground accepts them too: each is
+    /// a run worth watching, and nothing in the engine divides by them.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        let refuse = |key: &str, message: String| {
+            Err(ConfigError {
+                key: key.to_string(),
+                message,
+            })
+        };
         if self.unaligned && self.mode == CheckpointingMode::AtLeastOnce {
-            return Err(ConfigError {
-                key: "execution.checkpointing.unaligned.enabled".into(),
-                message: "unaligned checkpoints require execution.checkpointing.mode EXACTLY_ONCE"
+            return refuse(
+                "execution.checkpointing.unaligned.enabled",
+                "unaligned checkpoints require execution.checkpointing.mode EXACTLY_ONCE, \
+                 but execution.checkpointing.mode is AT_LEAST_ONCE"
                     .into(),
-            });
+            );
         }
         if self.unaligned && self.max_concurrent > 1 {
-            return Err(ConfigError {
-                key: "execution.checkpointing.max-concurrent-checkpoints".into(),
-                message: "unaligned checkpoints support only one concurrent checkpoint".into(),
-            });
+            return refuse(
+                "execution.checkpointing.max-concurrent-checkpoints",
+                format!(
+                    "unaligned checkpoints support only one concurrent checkpoint, but \
+                     execution.checkpointing.max-concurrent-checkpoints is {} while \
+                     execution.checkpointing.unaligned.enabled is true",
+                    self.max_concurrent
+                ),
+            );
         }
         if self.buffers_per_channel == 0 && self.floating_buffers_per_gate == 0 {
-            return Err(ConfigError {
-                key: "taskmanager.network.memory.floating-buffers-per-gate".into(),
-                message: "with 0 buffers per channel, a gate needs at least one floating buffer"
+            return refuse(
+                "taskmanager.network.memory.floating-buffers-per-gate",
+                "with 0 buffers per channel, a gate needs at least one floating buffer: \
+                 taskmanager.network.memory.buffers-per-channel 0 and \
+                 taskmanager.network.memory.floating-buffers-per-gate 0 leave an input \
+                 channel no buffer to receive into, so the job would stall"
                     .into(),
-            });
+            );
         }
         if self.min_segment_size > self.segment_size {
-            return Err(ConfigError {
-                key: "taskmanager.memory.min-segment-size".into(),
-                message: "is larger than taskmanager.memory.segment-size".into(),
-            });
+            return refuse(
+                "taskmanager.memory.min-segment-size",
+                format!(
+                    "taskmanager.memory.min-segment-size ({}) is larger than \
+                     taskmanager.memory.segment-size ({}); the debloater sizes buffers \
+                     between the two",
+                    size_text(self.min_segment_size),
+                    size_text(self.segment_size)
+                ),
+            );
         }
         Ok(())
+    }
+
+    /// This config with `key` set to `value`, if the value parses and the result passes
+    /// [`EngineConfig::validate`] — the one check of a config change, wherever it comes
+    /// from. A bad value is [`EngineConfig::set`]'s error; a valid value that breaks a
+    /// rule together with the rest of the config is an error keyed by `key` whose message
+    /// says the value is refused and names the rule's keys and values.
+    pub fn with_change(&self, key: &str, value: &str) -> Result<EngineConfig, ConfigError> {
+        let mut next = self.clone();
+        next.set(key, value)?;
+        match next.validate() {
+            Ok(()) => Ok(next),
+            Err(rule) => Err(ConfigError {
+                key: key.to_string(),
+                message: format!("{} is refused: {}", value.trim(), rule.message),
+            }),
+        }
     }
 
     /// The unaligned barrier options as Flink's `CheckpointOptions.forConfig` derives them.
@@ -419,6 +488,15 @@ impl EngineConfig {
         } else {
             BarrierKind::TimeoutableAligned
         }
+    }
+}
+
+/// A size in bytes as the messages write it: `4kb` when it is whole kilobytes, else `300b`.
+fn size_text(bytes: u32) -> String {
+    if bytes >= 1024 && bytes.is_multiple_of(1024) {
+        format!("{}kb", bytes / 1024)
+    } else {
+        format!("{bytes}b")
     }
 }
 

@@ -11,6 +11,12 @@
 //! bound) is sent upstream to every channel of the gate; the producer cuts new buffers at it.
 //! Only the size changes, never the number of buffers.
 
+// Input-facing: reads user config / specs / actions, so no panics on their values.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
 use super::runtime::{Engine, Ev};
 use super::task::{Mail, TaskStatus};
 
@@ -39,7 +45,11 @@ impl Engine {
         let last_active = std::mem::replace(&mut self.tasks[t].debloat_mark, active);
         let non_idle = active.saturating_sub(last_active).max(1);
         let alpha = 2.0 / (self.config.debloat_samples as f64 + 1.0);
-        let (min, max) = (self.config.min_segment_size, self.config.segment_size);
+        // `EngineConfig::validate` keeps min <= max for every config a run can have
+        // (initial, events, live changes); the `min(max)` keeps `f64::clamp` from
+        // panicking should a config ever slip past it.
+        let max = self.config.segment_size.max(1);
+        let min = self.config.min_segment_size.min(max);
         for g in self.tasks[t].gates.clone() {
             let bytes = std::mem::take(&mut self.gates[g].bytes_consumed);
             let throughput = bytes as f64 * 1e6 / non_idle as f64;
@@ -55,7 +65,10 @@ impl Engine {
                 .clamp(min as f64, max as f64)
                 .round() as u32;
             self.gates[g].debloat_size = next;
-            let announced = self.channels[self.gates[g].channels[0]].buffer_size;
+            let Some(&first) = self.gates[g].channels.first() else {
+                continue;
+            };
+            let announced = self.channels[first].buffer_size;
             let diff = (next as f64 - announced as f64).abs() / announced.max(1) as f64 * 100.0;
             let at_bound = (next == min || next == max) && next != announced;
             if diff >= self.config.debloat_threshold_percentages as f64 || at_bound {

@@ -8,6 +8,12 @@
 //! two [`Engine::run_until`] calls and the same action replayed from a link land at the same
 //! point of the run. Events of a failed job attempt are dropped by their epoch.
 
+// Input-facing: reads user config / specs / actions, so no panics on their values.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
 use super::barrier_handler::BarrierHandler;
 use super::channel_state::ChannelStateWriter;
 use super::config::EngineConfig;
@@ -442,15 +448,7 @@ impl Engine {
     /// actions that had not happened yet are dropped first (see [`Engine::fork`]). An
     /// action that does not validate changes nothing.
     pub fn apply(&mut self, action: Action) -> Result<(), SpecError> {
-        let mut probe = self.spec.clone();
-        probe
-            .events
-            .truncate(self.scenario_events + self.recorded_done);
-        probe.events.push(TimedAction {
-            at: self.now,
-            action: action.clone(),
-        });
-        probe.validate()?;
+        self.check_action(&action)?;
         self.fork();
         // Finish everything else due at this instant, as a replay would before the action.
         let now = self.now;
@@ -471,6 +469,42 @@ impl Engine {
         self.recorded_done += 1;
         self.perform(&action);
         Ok(())
+    }
+
+    /// Whether [`Engine::apply`] would take `action` now, without changing anything: the
+    /// job with the action appended at this instant (after the actions performed so far,
+    /// and with the scenario's own events) must validate as a document would
+    /// ([`JobSpec::validate`]), so a live `set_config` meets the same checks, cross-key
+    /// rules included, against the config in effect now. The error's `path` names the
+    /// action's field (`set_config`), its `message` is the one a document with that event
+    /// gets; an action that would make a later scenario event invalid says so.
+    pub fn check_action(&self, action: &Action) -> Result<(), SpecError> {
+        let mut probe = self.spec.clone();
+        probe
+            .events
+            .truncate(self.scenario_events + self.recorded_done);
+        let index = probe.events.len();
+        probe.events.push(TimedAction {
+            at: self.now,
+            action: action.clone(),
+        });
+        let Err(e) = probe.validate() else {
+            return Ok(());
+        };
+        let own = format!("events[{index}]");
+        Err(match e.path.strip_prefix(&own) {
+            Some(field) => SpecError {
+                path: field.trim_start_matches('.').to_string(),
+                message: e.message,
+            },
+            None => SpecError {
+                message: format!(
+                    "refused: with this change, the scenario's {} would be invalid — {}",
+                    e.path, e.message
+                ),
+                path: e.path,
+            },
+        })
     }
 
     /// The recorded actions (live ones, not the scenario's), in time order.
@@ -616,7 +650,9 @@ impl Engine {
                 self.coordinator_trigger_request();
             }
             Action::SetConfig { key, value } => {
-                if self.config.set(key, value).is_ok() {
+                // Validated with the spec; an invalid change is never half-applied.
+                if let Ok(next) = self.config.with_change(key, value) {
+                    self.config = next;
                     let text = format!("config {key} = {value}");
                     self.log.push(self.now, LogKind::User, text);
                     self.config_changed();

@@ -7,9 +7,16 @@
 //! forward edges between equal parallelisms, numbers in range) and names the offending part;
 //! [`JobSpec::problems`] lists every such problem (for the job editor), `validate` is its first.
 
+// Input-facing: reads user config / specs / actions, so no panics on their values.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
 use super::config::EngineConfig;
-use super::time::Micros;
+use super::time::{format_duration, Micros};
 use serde::Serialize;
+use std::collections::BTreeMap;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct JobSpec {
@@ -337,9 +344,14 @@ impl JobSpec {
                 format!("the graph has a cycle through {}", names.join(" -> ")),
             );
         }
-        if let Err(e) = self.config.validate() {
-            fail(format!("config.{}", e.key), e.message);
-        }
+        let config_ok = match self.config.validate() {
+            Ok(()) => true,
+            Err(e) => {
+                fail(format!("config.{}", e.key), e.message);
+                false
+            }
+        };
+        let mut config_changes = self.config_change_problems(config_ok);
         for (i, ev) in self.events.iter().enumerate() {
             let p = format!("events[{i}]");
             if ev.at > self.duration {
@@ -394,10 +406,9 @@ impl JobSpec {
                     ),
                 },
                 Action::TriggerCheckpoint => {}
-                Action::SetConfig { key, value } => {
-                    let mut probe = self.config.clone();
-                    if let Err(e) = probe.set(key, value) {
-                        fail(format!("{p}.set_config"), e.to_string());
+                Action::SetConfig { .. } => {
+                    if let Some(message) = config_changes.remove(&i) {
+                        fail(format!("{p}.set_config"), message);
                     }
                 }
                 Action::SetPartitioner {
@@ -420,6 +431,51 @@ impl JobSpec {
                             "forward needs equal parallelisms".into(),
                         );
                     }
+                }
+            }
+        }
+        out
+    }
+
+    /// Why `set_config` events are refused, by event index: each is checked with
+    /// [`EngineConfig::with_change`] against the config in effect at its instant — the
+    /// scenario's config changed by the valid `set_config` events before it, in the order
+    /// the engine performs them (time order, ties in list order). So an event that is
+    /// fine alone but breaks a rule together with an earlier change (a segment size under
+    /// the minimum, unaligned after a switch to at-least-once) is refused where the
+    /// document is read, not when the run reaches it. A refused event is left out of the
+    /// config the later ones are checked against. Without `rules` (the scenario's own
+    /// config breaks one, reported once at `config.…`) only the values are checked.
+    fn config_change_problems(&self, rules: bool) -> BTreeMap<usize, String> {
+        let mut order: Vec<usize> = (0..self.events.len()).collect();
+        order.sort_by_key(|&i| self.events.get(i).map_or(0, |e| e.at));
+        let mut effective = self.config.clone();
+        let mut out = BTreeMap::new();
+        for i in order {
+            let Some(TimedAction {
+                at,
+                action: Action::SetConfig { key, value },
+            }) = self.events.get(i)
+            else {
+                continue;
+            };
+            if !rules {
+                if let Err(e) = effective.clone().set(key, value) {
+                    out.insert(i, e.to_string());
+                }
+                continue;
+            }
+            match effective.with_change(key, value) {
+                Ok(next) => effective = next,
+                Err(e) => {
+                    // A value that parses was refused for the config it meets: say when.
+                    let conflict = effective.clone().set(key, value).is_ok();
+                    let message = if conflict {
+                        format!("{e}, with the config in effect at {}", format_duration(*at))
+                    } else {
+                        e.to_string()
+                    };
+                    out.insert(i, message);
                 }
             }
         }
@@ -449,7 +505,9 @@ impl JobSpec {
             state[root] = 1;
             while let Some((node, next)) = path.last().copied() {
                 if let Some(&t) = succ[node].get(next) {
-                    path.last_mut().expect("non-empty path").1 += 1;
+                    if let Some(top) = path.last_mut() {
+                        top.1 += 1;
+                    }
                     match state[t] {
                         0 => {
                             state[t] = 1;
@@ -474,17 +532,21 @@ impl JobSpec {
     pub fn topological_order(&self) -> Option<Vec<usize>> {
         let n = self.operators.len();
         let mut indegree = vec![0usize; n];
-        let idx = |id: &str| self.operator_index(id).expect("validated endpoint");
-        for e in &self.edges {
-            indegree[idx(&e.to)] += 1;
+        // Edges with an unknown endpoint are left out (`problems` reports them).
+        let known: Vec<(usize, usize)> = self
+            .edges
+            .iter()
+            .filter_map(|e| Some((self.operator_index(&e.from)?, self.operator_index(&e.to)?)))
+            .collect();
+        for &(_, t) in &known {
+            indegree[t] += 1;
         }
         let mut ready: Vec<usize> = (0..n).filter(|&i| indegree[i] == 0).collect();
         ready.reverse();
         let mut order = Vec::with_capacity(n);
         while let Some(i) = ready.pop() {
             order.push(i);
-            for e in self.edges.iter().filter(|e| idx(&e.from) == i) {
-                let t = idx(&e.to);
+            for &(_, t) in known.iter().filter(|(f, _)| *f == i) {
                 indegree[t] -= 1;
                 if indegree[t] == 0 {
                     ready.insert(0, t);

@@ -5,6 +5,12 @@
 //! configuration (`100ms`, `2s`, `10min`, `32kb`); [`parse_duration`] and [`parse_size`]
 //! accept that syntax and [`format_duration`] / [`format_bytes`] print it back.
 
+// Input-facing: reads user config / specs / actions, so no panics on their values.
+#![cfg_attr(
+    not(test),
+    deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
+)]
+
 /// Virtual microseconds.
 pub type Micros = u64;
 

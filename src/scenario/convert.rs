@@ -124,8 +124,11 @@ pub(crate) fn unvalidated_spec(doc: &Document) -> Result<JobSpec, ScenarioError>
             ActionDoc::TriggerCheckpoint => Action::TriggerCheckpoint,
             ActionDoc::SetConfig { key, value } => {
                 if canonical_key(key).is_none() {
-                    let e = EngineConfig::default().set(key, "").unwrap_err();
-                    return Err(config_error(format!("{p}.set_config.key"), key, e));
+                    return Err(config_error(
+                        format!("{p}.set_config.key"),
+                        key,
+                        unknown_key(key),
+                    ));
                 }
                 Action::SetConfig {
                     key: key.clone(),
@@ -174,6 +177,18 @@ fn build_config(doc: &Document) -> Result<EngineConfig, ScenarioError> {
             .map_err(|e| config_error(path, key, e))?;
     }
     Ok(config)
+}
+
+/// The error [`EngineConfig::set`] gives for a key it does not know (with its "did you
+/// mean"), for a caller that found the key unknown with `canonical_key`.
+pub(crate) fn unknown_key(key: &str) -> ConfigError {
+    match EngineConfig::default().set(key, "") {
+        Err(e) => e,
+        Ok(()) => ConfigError {
+            key: key.to_string(),
+            message: "unknown configuration key".into(),
+        },
+    }
 }
 
 /// A config error at `path`; an unknown key is named in the message too.

@@ -172,7 +172,9 @@ fn back_edges(n: usize, links: &[(usize, usize, usize)]) -> Vec<usize> {
             let out = links.iter().filter(|l| l.1 == node).nth(next);
             match out {
                 Some(&(k, _, t)) => {
-                    path.last_mut().expect("non-empty path").1 += 1;
+                    if let Some(top) = path.last_mut() {
+                        top.1 += 1;
+                    }
                     match state[t] {
                         0 => {
                             state[t] = 1;

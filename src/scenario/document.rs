@@ -722,11 +722,16 @@ impl Document {
     }
 
     /// Pretty JSON, as the headless runner and the playground's export write it.
+    // A document is strings, numbers, booleans and maps with string keys, which
+    // serde_json always writes (a non-finite float becomes `null`): it cannot fail.
+    #[allow(clippy::expect_used)]
     pub fn to_json_pretty(&self) -> String {
         serde_json::to_string_pretty(self).expect("a document always serializes")
     }
 
     /// Minified JSON, as a link carries it.
+    // As `to_json_pretty`: writing a document cannot fail.
+    #[allow(clippy::expect_used)]
     pub fn to_json_compact(&self) -> String {
         serde_json::to_string(self).expect("a document always serializes")
     }
@@ -893,7 +898,12 @@ fn read_event(v: &Value, path: &str) -> Res<EventDoc> {
                     partitioner: b.required("partitioner", Obj::partitioner)?,
                 }
             }
-            _ => unreachable!("every action is listed"),
+            other => {
+                return Err(ScenarioError::new(
+                    path,
+                    format!("unknown action '{other}'"),
+                ))
+            }
         }
     };
     Ok(EventDoc { at, action })

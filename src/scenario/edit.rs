@@ -40,7 +40,7 @@ pub fn add_operator(doc: &mut Document, kind: Kind) -> String {
     let id = std::iter::once(stem(kind).to_string())
         .chain((2..).map(|n| format!("{}{n}", stem(kind))))
         .find(|id| !taken(id))
-        .expect("some numbered id is free");
+        .unwrap_or_else(|| format!("{}{}", stem(kind), doc.operators.len() + 1));
     doc.operators.push(OperatorDoc::new(id.clone(), kind));
     id
 }

@@ -49,6 +49,9 @@ pub fn preset_json(name: &str) -> Option<&'static str> {
 }
 
 /// A preset as a document, or `None` for an unknown name.
+// Built-in data, not user input: `tests/scenario_presets.rs` reads and runs every
+// preset, so a broken one fails the tests rather than a user's page.
+#[allow(clippy::panic)]
 pub fn preset(name: &str) -> Option<Document> {
     let json = preset_json(name)?;
     Some(Document::from_json(json).unwrap_or_else(|e| panic!("preset '{name}' is broken: {e}")))

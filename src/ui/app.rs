@@ -58,7 +58,7 @@ use crate::scenario::moment;
 
 use super::chart_export;
 use super::clipboard::{self, Delivery};
-use super::command::{ChartFormat, Command};
+use super::command::{ActionError, ChartFormat, Command, Control};
 use super::compare::{self as compare_runs, Compare};
 use super::components::charts::ChartsPanel;
 use super::components::checkpoints::CheckpointsPanel;
@@ -119,7 +119,7 @@ pub struct App {
     selected_task: Option<usize>,
     selected_checkpoint: Option<u64>,
     banner: Option<String>,
-    action_error: Option<String>,
+    action_error: Option<ActionError>,
     share_note: Option<(String, bool)>,
     help: bool,
     last_ts: Option<f64>,
@@ -344,11 +344,28 @@ impl App {
         self.step_note = None;
     }
 
+    /// Applies a user action; a refusal is kept with the control it came from, whose
+    /// panel shows it (the control itself shows the value that runs).
+    /// Tells the panic hook (`ui::panic`) the link and time to offer should the code
+    /// panic later: after every command (the only way the link changes) and every frame.
+    fn remember_for_panic(&self) {
+        super::panic::remember_time(self.now());
+        super::panic::remember_link(match &self.compare {
+            Some(c) => c.link_fragment(),
+            None => self.sim.link_fragment(),
+        });
+    }
+
     fn apply(&mut self, action: Action) {
-        self.action_error = match &mut self.compare {
-            Some(c) => c.apply(action).err(),
-            None => self.sim.apply(action).err(),
+        let control = Control::of(&action);
+        let result = match &mut self.compare {
+            Some(c) => c.apply(action),
+            None => self.sim.apply(action),
         };
+        self.action_error = result.err().map(|message| ActionError {
+            control,
+            message: message.into(),
+        });
     }
 
     fn run_command(&mut self, ctx: &Context<Self>, cmd: Command) {
@@ -449,7 +466,7 @@ impl App {
                 let preset = preset_of(&doc);
                 match self.open(ctx, *doc, preset) {
                     Ok(()) => self.editor = None,
-                    Err(e) => self.action_error = Some(e),
+                    Err(e) => self.action_error = Some(ActionError::other(e)),
                 }
             }
             Command::ToggleHelp => self.help = !self.help,
@@ -703,9 +720,14 @@ impl Component for App {
         match msg {
             Msg::Cmd(cmd) => {
                 self.run_command(ctx, cmd);
+                self.remember_for_panic();
                 true
             }
-            Msg::Key(e) => self.on_key(ctx, e),
+            Msg::Key(e) => {
+                let render = self.on_key(ctx, e);
+                self.remember_for_panic();
+                render
+            }
             Msg::ShareNote(note, warning) => {
                 self.share_note = Some((note, warning));
                 true
@@ -752,6 +774,7 @@ impl Component for App {
                 self.engine_stats.record(timing.0);
                 self.cut_stats.record(timing.1);
                 self.frame_start = Some(start);
+                super::panic::remember_time(self.now());
                 true
             }
         }
@@ -765,6 +788,7 @@ impl Component for App {
             if self.pending_seek.is_some() {
                 self.request_frame(ctx);
             }
+            self.remember_for_panic();
             let cb = ctx.link().callback(Msg::Key);
             let closure = Closure::wrap(Box::new(move |e: web_sys::KeyboardEvent| cb.emit(e))
                 as Box<dyn FnMut(web_sys::KeyboardEvent)>);
@@ -824,8 +848,9 @@ impl Component for App {
                         on_command={on_command.clone()} />
                     <Inspector live={snaps.live.clone()} settings={snaps.settings.clone()}
                         selected={self.selected_task} on_command={on_command.clone()}
-                        error={self.action_error.clone().map(AttrValue::from)} />
-                    <SettingsPanel settings={snaps.settings.clone()} on_command={on_command.clone()} />
+                        error={self.action_error.clone()} />
+                    <SettingsPanel settings={snaps.settings.clone()} on_command={on_command.clone()}
+                        error={self.action_error.clone()} />
                     <CheckpointsPanel report={snaps.report.clone()} selected={self.selected_checkpoint}
                         on_command={on_command.clone()} />
                     <SinksRecoveryPanel report={snaps.report.clone()} />
@@ -898,7 +923,7 @@ impl App {
         self.seek_computing = false;
         // A seek pauses (Play pressed while it waited would otherwise get no frame).
         self.playing = false;
-        self.action_error = self.sim.seek(t).err();
+        self.action_error = self.sim.seek(t).err().map(ActionError::other);
         true
     }
 }
@@ -1034,7 +1059,7 @@ impl App {
                         on_select={self.on_select.clone()} />
                     <Inspector live={a.live.clone()} settings={a.settings.clone()}
                         selected={self.selected_task} on_command={on_command.clone()}
-                        error={self.action_error.clone().map(AttrValue::from)} />
+                        error={self.action_error.clone()} />
                 </main>
             },
         )

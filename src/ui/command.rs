@@ -63,3 +63,53 @@ pub enum ChartFormat {
     Svg,
     Png,
 }
+
+/// The control an action came from, so that its panel shows a refusal next to it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Control {
+    /// A settings field, by its canonical Flink key.
+    Setting(String),
+    /// An operator's cost slider.
+    Cost(String),
+    /// A source's rate slider.
+    Rate(String),
+    /// Anything else (a subtask's Fail button, a key, a seek, the editor's Run).
+    Other,
+}
+
+impl Control {
+    pub fn of(action: &Action) -> Control {
+        match action {
+            Action::SetConfig { key, .. } => Control::Setting(
+                crate::engine::config::canonical_key(key)
+                    .unwrap_or(key)
+                    .to_string(),
+            ),
+            Action::SetCost { operator, .. } => Control::Cost(operator.clone()),
+            Action::SetRate { operator, .. } => Control::Rate(operator.clone()),
+            _ => Control::Other,
+        }
+    }
+}
+
+/// Why the last action or time move was refused, in plain words, and where it came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ActionError {
+    pub control: Control,
+    pub message: yew::AttrValue,
+}
+
+impl ActionError {
+    pub fn other(message: impl Into<String>) -> ActionError {
+        ActionError {
+            control: Control::Other,
+            message: message.into().into(),
+        }
+    }
+    /// The message if it belongs to `control`.
+    pub fn at(this: &Option<ActionError>, control: &Control) -> Option<yew::AttrValue> {
+        this.as_ref()
+            .filter(|e| &e.control == control)
+            .map(|e| e.message.clone())
+    }
+}

@@ -124,6 +124,10 @@ impl Compare {
 
     /// Applies a user action to both runs at their shared instant; the first error wins.
     pub fn apply(&mut self, action: Action) -> Result<(), String> {
+        // Both runs take it or neither does (a change can be fine for the aligned run and
+        // refused for the unaligned one), so they never drift apart.
+        self.a.check(&action)?;
+        self.b.check(&action)?;
         let a = self.a.apply(action.clone());
         let b = self.b.apply(action);
         a.and(b)

@@ -12,7 +12,8 @@
 //! as the UI holds it: bounded slices, snapshots cut only on change), [`layout`]
 //! (job-view geometry), [`command`], [`format`], [`components`] (one per panel),
 //! [`chart_export`] (charts as data and as standalone SVG), [`clipboard`] (clipboard
-//! and downloads),
+//! and downloads), [`panic`] (the page's answer to a panic: an overlay with the report and a
+//! way back to the scenario),
 //! [`compare`] (two runs of one scenario in lockstep for the comparison view).
 
 pub mod app;
@@ -24,6 +25,7 @@ pub mod components;
 pub mod format;
 pub mod layout;
 pub mod markers;
+pub mod panic;
 pub mod sim;
 
 pub use app::{App, AppProps};
@@ -46,9 +48,11 @@ pub fn mount_with(root: Element, props: AppProps) -> AppHandle<App> {
 }
 
 /// Mounts [`App`] into the element with id `app`, or into `<body>` when the page has
-/// no such element. Panics (with a clear message in the console) only when the page
-/// has no document at all.
+/// no such element, after installing the panic hook ([`panic::install`]) so that a
+/// panic shows what happened over the page instead of leaving a dead tab. Panics (with
+/// a clear message in the console) only when the page has no document at all.
 pub fn mount_in_page() {
+    panic::install();
     let document = web_sys::window()
         .and_then(|window| window.document())
         .expect("the playground needs a browser window with a document");

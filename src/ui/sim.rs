@@ -347,14 +347,24 @@ impl Sim {
         self.changed(true);
     }
 
-    /// Applies a user action through the engine (recorded in `spec.events`).
+    /// Whether [`Sim::apply`] would take `action` now (`Engine::check_action`), in plain
+    /// words when not.
+    pub fn check(&self, action: &Action) -> Result<(), String> {
+        self.engine
+            .borrow()
+            .check_action(action)
+            .map_err(|e| e.message)
+    }
+
+    /// Applies a user action through the engine (recorded in `spec.events`); a refusal
+    /// is the engine's message in plain words and changes nothing.
     pub fn apply(&mut self, action: Action) -> Result<(), String> {
         let now = self.now();
         let result = self
             .engine
             .borrow_mut()
             .apply(action)
-            .map_err(|e| e.to_string());
+            .map_err(|e| e.message);
         if result.is_ok() && now < self.furthest {
             self.fork_here(now);
         }

@@ -5,7 +5,10 @@
 //! Contract: `data-testid="inspector"`; the selected subtask's details are
 //! `subtask-details`, its Fail button `fail-subtask`; sliders are
 //! `cost-<operator>` and `rate-<operator>` (logarithmic, applied on release through
-//! `Action::SetCost` / `Action::SetRate`, so they are recorded).
+//! `Action::SetCost` / `Action::SetRate`, so they are recorded). A refused slider change
+//! is shown next to its slider (`cost-error-<operator>`, `rate-error-<operator>`) and the
+//! slider goes back to the value that runs; any other refused action (a Fail, a seek)
+//! at the top (`action-error`).
 
 use std::rc::Rc;
 
@@ -13,7 +16,7 @@ use yew::prelude::*;
 
 use crate::engine::spec::Action;
 use crate::engine::time::Micros;
-use crate::ui::command::Command;
+use crate::ui::command::{ActionError, Command, Control};
 use crate::ui::format;
 use crate::ui::sim::{LiveView, SettingsView};
 
@@ -26,7 +29,7 @@ pub struct InspectorProps {
     pub settings: Rc<SettingsView>,
     pub selected: Option<usize>,
     pub on_command: Callback<Command>,
-    pub error: Option<AttrValue>,
+    pub error: Option<ActionError>,
 }
 
 /// Cost slider: 10^(v/100 * 4) µs, 1 µs .. 10 ms (v = 0 means 0).
@@ -141,12 +144,18 @@ fn details(props: &InspectorProps, t: usize) -> Html {
 #[function_component(Inspector)]
 pub fn inspector(props: &InspectorProps) -> Html {
     let knobs = props.settings.operators.iter().map(|o| {
+        // As in the settings panel, each slider is put back at the running value before
+        // the change is sent: a refused change leaves it there, a taken one re-renders.
+        let cost_now = format!("{:.0}", slider_from_cost(o.cost));
         let cost_cb = {
             let cb = props.on_command.clone();
             let id = o.id.clone();
+            let running = cost_now.clone();
             Callback::from(move |e: Event| {
                 let input: web_sys::HtmlInputElement = e.target_unchecked_into();
-                if let Ok(v) = input.value().parse::<f64>() {
+                let wanted = input.value();
+                input.set_value(&running);
+                if let Ok(v) = wanted.parse::<f64>() {
                     cb.emit(Command::Apply(Action::SetCost {
                         operator: id.clone(),
                         cost: cost_from_slider(v),
@@ -157,9 +166,13 @@ pub fn inspector(props: &InspectorProps) -> Html {
         let rate = o.rate.map(|rate| {
             let cb = props.on_command.clone();
             let id = o.id.clone();
+            let rate_now = format!("{:.0}", slider_from_rate(rate));
+            let running = rate_now.clone();
             let onchange = Callback::from(move |e: Event| {
                 let input: web_sys::HtmlInputElement = e.target_unchecked_into();
-                if let Ok(v) = input.value().parse::<f64>() {
+                let wanted = input.value();
+                input.set_value(&running);
+                if let Ok(v) = wanted.parse::<f64>() {
                     cb.emit(Command::Apply(Action::SetRate {
                         operator: id.clone(),
                         rate: rate_from_slider(v),
@@ -167,12 +180,18 @@ pub fn inspector(props: &InspectorProps) -> Html {
                 }
             });
             html! {
+                <>
                 <label class="knob" title="Records per second emitted by each source subtask">
                     <span class="knob-name">{ "rate" }</span>
                     <input type="range" min="0" max="100" step="1" data-testid={format!("rate-{}", o.id)}
-                        value={format!("{:.0}", slider_from_rate(rate))} {onchange} />
+                        value={rate_now} {onchange} />
                     <span class="knob-value">{ format!("{rate:.0}/s") }</span>
                 </label>
+                if let Some(message) = ActionError::at(&props.error, &Control::Rate(o.id.clone())) {
+                    <p class="inline-error knob-error" role="alert"
+                        data-testid={format!("rate-error-{}", o.id)}>{ message }</p>
+                }
+                </>
             }
         });
         html! {
@@ -181,17 +200,21 @@ pub fn inspector(props: &InspectorProps) -> Html {
                 <label class="knob" title="Virtual processing time per record: raise it to create backpressure upstream">
                     <span class="knob-name">{ "cost" }</span>
                     <input type="range" min="0" max="100" step="1" data-testid={format!("cost-{}", o.id)}
-                        value={format!("{:.0}", slider_from_cost(o.cost))} onchange={cost_cb} />
+                        value={cost_now} onchange={cost_cb} />
                     <span class="knob-value">{ format::dur(o.cost) }</span>
                 </label>
+                if let Some(message) = ActionError::at(&props.error, &Control::Cost(o.id.clone())) {
+                    <p class="inline-error knob-error" role="alert"
+                        data-testid={format!("cost-error-{}", o.id)}>{ message }</p>
+                }
                 { rate.unwrap_or_default() }
             </div>
         }
     });
     html! {
         <Panel id="inspector" title="Inspector" testid="inspector" class="area-inspector">
-            if let Some(e) = &props.error {
-                <p class="inline-error" data-testid="action-error">{ e.clone() }</p>
+            if let Some(e) = ActionError::at(&props.error, &Control::Other) {
+                <p class="inline-error" data-testid="action-error">{ e }</p>
             }
             {
                 match props.selected {

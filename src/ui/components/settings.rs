@@ -4,7 +4,10 @@
 //! Contract: `data-testid="settings"`; each field is `setting-<key>` (the Flink key
 //! with dots), shows the engine's current value, and explains the key (from the
 //! engine's `KEYS` table) on hover. Text fields apply on change (Enter or leaving the
-//! field); the engine checks the value and a rejection is shown by the app.
+//! field). The engine checks every change as it checks a document's `set_config` event
+//! (`Engine::apply`, cross-key rules included); a refused change is shown in plain words
+//! next to its field (`setting-error-<key>`) and the field goes back to the value that
+//! runs — a field never shows a value the run does not have.
 
 use std::rc::Rc;
 
@@ -13,7 +16,7 @@ use yew::prelude::*;
 use crate::engine::config::KEYS;
 use crate::engine::spec::Action;
 use crate::scenario::convert::config_value;
-use crate::ui::command::Command;
+use crate::ui::command::{ActionError, Command, Control};
 use crate::ui::sim::SettingsView;
 
 use super::panel::Panel;
@@ -83,6 +86,9 @@ const FIELDS: &[(&str, &str, Field)] = &[
 pub struct SettingsProps {
     pub settings: Rc<SettingsView>,
     pub on_command: Callback<Command>,
+    /// The last refused action; shown here when it came from one of these fields.
+    #[prop_or_default]
+    pub error: Option<ActionError>,
 }
 
 fn doc(key: &str) -> String {
@@ -110,39 +116,60 @@ pub fn settings_panel(props: &SettingsProps) -> Html {
             }
         };
         let testid = format!("setting-{key}");
+        // Each handler puts the running value back into the element before it sends the
+        // new one: if the engine takes it, the re-render shows it; if the engine refuses
+        // it, nothing in the view changes (Yew diffs against its last view, not the DOM),
+        // so without this the field would keep showing a value that does not run.
         let control = match field {
             Field::Toggle => {
                 let checked = current == "true";
                 let onchange = Callback::from(move |e: Event| {
                     let input: web_sys::HtmlInputElement = e.target_unchecked_into();
-                    send(input.checked().to_string());
+                    let wanted = input.checked();
+                    input.set_checked(checked);
+                    send(wanted.to_string());
                 });
                 html! { <input type="checkbox" data-testid={testid} {checked} {onchange} /> }
             }
             Field::Choice(options) => {
+                let running = current.clone();
                 let onchange = Callback::from(move |e: Event| {
                     let select: web_sys::HtmlSelectElement = e.target_unchecked_into();
-                    send(select.value());
+                    let wanted = select.value();
+                    select.set_value(&running);
+                    send(wanted);
                 });
+                // Keyed by the running value: a `selected` attribute no longer moves the
+                // selection once the user has changed it, a fresh element does.
                 html! {
-                    <select data-testid={testid} {onchange}>
+                    <select key={current.clone()} data-testid={testid} {onchange}>
                         { for options.iter().map(|o| html! { <option value={*o} selected={current == *o}>{ *o }</option> }) }
                     </select>
                 }
             }
             Field::Text => {
+                let running = current.clone();
                 let onchange = Callback::from(move |e: Event| {
                     let input: web_sys::HtmlInputElement = e.target_unchecked_into();
-                    send(input.value().trim().to_string());
+                    let wanted = input.value().trim().to_string();
+                    input.set_value(&running);
+                    send(wanted);
                 });
                 html! { <input type="text" class="setting-text" data-testid={testid} value={current.clone()} {onchange} spellcheck="false" /> }
             }
         };
+        let error = ActionError::at(&props.error, &Control::Setting(key.to_string()));
         html! {
-            <label class="setting" title={doc(key)}>
-                <span class="setting-label">{ *label }</span>
-                { control }
-            </label>
+            <div class={classes!("setting-cell", error.is_some().then_some("has-error"))}>
+                <label class="setting" title={doc(key)}>
+                    <span class="setting-label">{ *label }</span>
+                    { control }
+                </label>
+                if let Some(message) = error {
+                    <p class="inline-error setting-error" role="alert"
+                        data-testid={format!("setting-error-{key}")}>{ message }</p>
+                }
+            </div>
         }
     });
     html! {
