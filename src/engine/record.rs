@@ -49,16 +49,34 @@ pub fn mix(mut z: u64) -> u64 {
 }
 
 /// Key of source record `offset` of `(source, subtask)`: uniform over `keys`, or skewed
-/// towards low keys (a power law whose exponent grows with `skew`).
+/// towards low keys (a power law whose exponent grows with `skew`: key `⌊keys · u^(1/(1−skew))⌋`
+/// for `u` uniform in `[0, 1)`, so `P(key ≤ k) = ((k+1)/keys)^(1−skew)`).
+///
+/// Bit-identical on every host: `u` is an exact integer-to-float conversion of 53 hash
+/// bits, `1/(1−skew)` and the product are single IEEE-754 operations (correctly rounded
+/// everywhere, and Rust never fuses them into an FMA), the float-to-int cast saturates by
+/// definition, and the one transcendental function, `pow`, is [`skew_pow`] — not the
+/// host's libm (`f64::powf` is glibc's `pow` natively and a different libm in wasm, which
+/// may round differently).
 pub fn source_key(seed: u64, source: u16, subtask: u16, offset: u64, keys: u32, skew: f64) -> u64 {
     let h = mix(seed ^ mix(((source as u64) << 48) ^ ((subtask as u64) << 32) ^ mix(offset)));
     let u = (h >> 11) as f64 / (1u64 << 53) as f64;
     let u = if skew > 0.0 {
-        u.powf(1.0 / (1.0 - skew))
+        skew_pow(u, 1.0 / (1.0 - skew))
     } else {
         u
     };
     ((u * keys as f64) as u64).min(keys as u64 - 1)
+}
+
+/// `x^y` computed by the same code on every host: the `libm` crate's `pow` (a pure-Rust
+/// port of FreeBSD msun's `e_pow.c`, error < 1 ulp), built from IEEE-754 additions,
+/// multiplications, divisions, bit manipulation and at most one `sqrt` (exact in IEEE-754),
+/// so its result depends only on its inputs, never on the host's C library. It agrees with
+/// the glibc `powf` used before to within one ulp (`tests/engine_golden.rs` pins the
+/// hashes of skewed runs natively and in the browser).
+pub fn skew_pow(x: f64, y: f64) -> f64 {
+    libm::pow(x, y)
 }
 
 /// Value of a source record: a small number in 1..=100, a pure function of its identity.

@@ -5,6 +5,19 @@
 //! future port — produces the same sequence for the same seed. The engine derives one
 //! independent stream per purpose with [`Rng::fork`], so adding a random draw in one place
 //! never shifts the numbers another place sees.
+//!
+//! **Bit-identical across hosts.** A run depends on floating point only through operations
+//! whose result IEEE-754 fixes exactly: `+ − × ÷`, `sqrt`, `floor`/`ceil`/`round`, `min`/
+//! `max`/`clamp`, integer↔float `as` casts (float→int saturates by Rust's definition), and
+//! parsing/formatting (Rust's own correctly rounded code). Rust never contracts `a * b + c`
+//! into an FMA, and every sum is taken in a fixed order over ordered collections. What IEEE
+//! leaves to the host — transcendental functions (`powf`, `exp`, `ln`, …) of the platform's
+//! C library — is not used; the one the engine needs, `pow` for key skew, is a pure-Rust
+//! implementation compiled into every host ([`super::record::skew_pow`]). So the event hash
+//! of a run is the same natively and in wasm; `tests/golden/fixtures.json` pins it for
+//! every preset and for scenarios covering skew, debloating, legacy sources, every sink
+//! delivery, partitioner and event kind and a time-travel seek, checked by
+//! `tests/engine_golden.rs` natively and `tests/wasm_engine.rs` in headless Chromium.
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rng {

@@ -423,9 +423,17 @@ impl<'a> Obj<'a> {
         }
     }
 
+    /// The path of `field` in this object. A field name that would not be visible in a
+    /// path (empty, blank or with control characters) is written as a JSON string (`""`),
+    /// so every error still names where it is.
     pub(super) fn at(&self, field: &str) -> String {
-        if self.path.is_empty() {
+        let field = if field.trim().is_empty() || field.chars().any(char::is_control) {
+            Value::String(field.to_string()).to_string()
+        } else {
             field.to_string()
+        };
+        if self.path.is_empty() {
+            field
         } else {
             format!("{}.{field}", self.path)
         }
