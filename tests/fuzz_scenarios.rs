@@ -12,8 +12,8 @@
 //! refusal must name a path, and every accepted scenario runs up to 2 s of virtual time or
 //! 50,000 events with the engine's invariants checked. Every crash found is kept, minimized, in
 //! `tests/fuzz_support/regressions.json` and replayed on every run. Crashes of a known
-//! family another change fixes (`fuzz_support::KNOWN_FAMILIES`) are counted, not failed,
-//! and have their own `#[ignore]`d test here, to be un-ignored with that fix.
+//! family another change is about to fix (`fuzz_support::KNOWN_FAMILIES`, empty today) are
+//! counted, not failed.
 //!
 //! Measured on the project's 2-core machine: the default 300 cases per family take ~8 s;
 //! `CP_FUZZ_CASES=7000` (21,000 cases) 203 s, with 0 failures and 77 panics of the known
@@ -261,14 +261,4 @@ fn replay(select: impl Fn(Option<&str>) -> bool) {
 #[test]
 fn every_crash_found_by_fuzzing_stays_fixed() {
     replay(|known| known.is_none());
-}
-
-/// The debloater's `clamp(min-segment-size, segment-size)` panics when a `set_config`
-/// event or live action makes the segment size smaller than the minimum (issue 21 items
-/// 1–2: config changes are not validated across keys). Un-ignore with that fix and remove
-/// the family from `fuzz_support::KNOWN_FAMILIES`.
-#[test]
-#[ignore = "known family: fixed by the validation of config changes (issue 21, items 1-2)"]
-fn known_family_debloat_clamp_after_set_config() {
-    replay(|known| known == Some("debloat-clamp-after-set-config"));
 }
