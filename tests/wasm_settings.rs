@@ -228,13 +228,16 @@ fn the_panic_overlay_says_what_when_and_how_to_report_and_offers_the_link() {
     assert_eq!(body, report_text(&report));
     assert!(body.contains("Scenario link: #z:abc123"), "{body}");
     let reopen = by_testid(&overlay, "panic-reopen");
-    assert_eq!(reopen.text_content().unwrap(), "Reopen the scenario");
+    assert_eq!(
+        reopen.text_content().unwrap(),
+        "Reopen the scenario at 12500ms"
+    );
     assert!(
         reopen
             .get_attribute("data-href")
             .unwrap()
-            .ends_with("#z:abc123"),
-        "reopens the link"
+            .ends_with("#z:abc123&t=12500ms"),
+        "reopens the link at the last good moment"
     );
     assert!(find(&overlay, "panic-copy").is_some());
     overlay.remove();

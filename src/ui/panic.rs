@@ -5,7 +5,7 @@
 //! and puts a plain-DOM overlay over the page (`data-testid="panic-overlay"`) saying what
 //! happened — the panic message and where, the virtual time of the last good frame, and
 //! the scenario's link — and how to report it, with buttons to reopen the scenario from
-//! its link and to copy the report. After a panic in wasm the Rust state is poisoned (a
+//! its link at the last good moment (`&t=`, see [`reopen_fragment`]) and to copy the report. After a panic in wasm the Rust state is poisoned (a
 //! `RefCell` borrowed when it happened stays borrowed), so the overlay is built with
 //! `web_sys` alone, from what the app recorded beforehand with [`remember_link`] and
 //! [`remember_time`], and recovery is a fresh load of the page with the link. Only the
@@ -86,6 +86,21 @@ pub fn install() {
     }));
 }
 
+/// The fragment that reopens the scenario at the last good state: its link with the moment
+/// of the last frame that completed (`z:…&t=12500ms`, see `scenario::moment`), re-simulated
+/// there and paused; the link alone when no frame had completed (or nothing was recorded).
+pub fn reopen_fragment(r: &PanicReport) -> String {
+    if r.link.is_empty() || r.virtual_time == 0 {
+        r.link.clone()
+    } else {
+        format!(
+            "{}{}",
+            r.link,
+            crate::scenario::moment::suffix(r.virtual_time)
+        )
+    }
+}
+
 /// The URL that opens `link` in this page afresh (the page's address with the fragment).
 fn reopen_url(link: &str) -> String {
     let base = web_sys::window()
@@ -118,7 +133,7 @@ pub fn report_text(r: &PanicReport) -> String {
 
 /// Builds the overlay for `report` (not attached): a dialog with the message, the time,
 /// the link, how to report it, and the buttons *Reopen the scenario*
-/// (`panic-reopen`: loads the page afresh with the link) and *Copy the report*
+/// (`panic-reopen`: loads the page afresh with the link at the last good moment) and *Copy the report*
 /// (`panic-copy`). `None` only if the document refuses to create elements.
 pub fn render_overlay(document: &Document, report: &PanicReport) -> Option<Element> {
     let el = |tag: &str, class: &str, text: &str| -> Option<Element> {
@@ -201,18 +216,20 @@ pub fn render_overlay(document: &Document, report: &PanicReport) -> Option<Eleme
     buttons
         .set_attribute("style", "display:flex;gap:0.6rem;margin-top:0.6rem;")
         .ok()?;
-    let reopen = el(
-        "button",
-        "",
-        if report.link.is_empty() {
-            "Reload the page"
-        } else {
-            "Reopen the scenario"
-        },
-    )?;
+    let label = if report.link.is_empty() {
+        "Reload the page".to_string()
+    } else if report.virtual_time > 0 {
+        format!(
+            "Reopen the scenario at {}",
+            crate::scenario::moment::format(report.virtual_time)
+        )
+    } else {
+        "Reopen the scenario".to_string()
+    };
+    let reopen = el("button", "", &label)?;
     reopen.set_attribute("type", "button").ok()?;
     reopen.set_attribute("data-testid", "panic-reopen").ok()?;
-    let url = reopen_url(&report.link);
+    let url = reopen_url(&reopen_fragment(report));
     reopen.set_attribute("data-href", &url).ok()?;
     let on_reopen = Closure::<dyn FnMut()>::new(move || {
         if let Some(location) = web_sys::window().map(|w| w.location()) {
