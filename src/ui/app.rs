@@ -704,6 +704,7 @@ impl Component for App {
                         cut_ms={self.cut_stats.summary().map(|s| s.0)}
                         name={AttrValue::from(self.sim.document.name.clone())}
                         step_note={self.step_note.clone()}
+                        pace_note={scenario::cost::pace_note(&self.sim.engine.borrow().spec).map(AttrValue::from)}
                         description={self.sim.guide.is_none().then(|| self.sim.document.description.clone()).flatten().map(AttrValue::from)} />
                     if let Some(guide) = &self.sim.guide {
                         <GuidePanel view={guide.clone()} report={snaps.report.clone()}
@@ -885,6 +886,7 @@ impl App {
                         cut_ms={self.cut_stats.summary().map(|s| s.0)}
                         name={AttrValue::from(c.base.name.clone())}
                         step_note={self.step_note.clone()}
+                        pace_note={scenario::cost::pace_note(&c.a.engine.borrow().spec).map(AttrValue::from)}
                         description={c.base.description.clone().map(AttrValue::from)} />
                     <CompareView comparison={c.comparison.clone()}
                         a={run(&c.a, &c.comparison.a)} b={run(&c.b, &c.comparison.b)}

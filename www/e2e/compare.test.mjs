@@ -60,7 +60,7 @@ test('compare mode: AC vs UC side by side on the backpressure preset', { timeout
 
   // Share: the link carries the comparison and the failure; it reopens compare mode.
   await page.getByTestId('share').click();
-  await page.waitForFunction(() => location.hash.startsWith('#z:'));
+  await page.waitForFunction(() => location.hash.startsWith('#z2:'));
   const doc = linkDocument(page.url());
   assert.deepEqual(doc.compare, { a: 'aligned', b: 'unaligned' });
   assert.ok(doc.events.some((e) => e.fail?.operator === 'count' && e.fail?.subtask === 1), JSON.stringify(doc.events));

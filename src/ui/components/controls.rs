@@ -4,7 +4,9 @@
 //! Contract: emits [`Command`]s only. Buttons carry `data-testid`s `play`, `pause`,
 //! `step`, `reset`, `trigger-checkpoint`, `share`; the speed slider is `speed`
 //! (logarithmic, 0.1× to 1000× real time); the clock is `clock`; the frame-time
-//! readout `frame-stats` carries `data-avg-ms` and `data-p95-ms`.
+//! readout `frame-stats` carries `data-avg-ms` and `data-p95-ms`. A scenario the engine
+//! cannot run in real time shows its pace note (`scenario::cost`, "runs at ~0.2× real
+//! time") beside the speed slider as `pace-note`.
 
 use std::rc::Rc;
 
@@ -51,6 +53,9 @@ pub struct ControlsProps {
     /// What the last "Checkpoint step" showed, one line per log entry.
     #[prop_or_default]
     pub step_note: Option<Rc<Vec<String>>>,
+    /// "runs at ~0.2× real time …" when the engine cannot keep real time.
+    #[prop_or_default]
+    pub pace_note: Option<AttrValue>,
 }
 
 fn icon(d: &'static str) -> Html {
@@ -127,6 +132,11 @@ pub fn controls(props: &ControlsProps) -> Html {
                         aria-label="Speed"
                         value={format!("{:.0}", slider_from_speed(props.speed))} oninput={on_speed} />
                     <span class="speed-value" data-testid="speed-value">{ format::speed(props.speed) }</span>
+                    if let Some(note) = &props.pace_note {
+                        <span class="muted-small pace-note" data-testid="pace-note" title={note.clone()}>
+                            { note.split(" (").next().unwrap_or_default().to_string() }
+                        </span>
+                    }
                 </label>
                 <div class="clock" data-testid="clock" title="Virtual time of the simulation / run length">
                     <div class="clock-row">
