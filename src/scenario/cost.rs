@@ -14,6 +14,11 @@
 //!   every source upstream of a saturated operator by the same factor (iterated to a
 //!   fixed point). The highest rate and lowest cost any `set_rate` / `set_cost` event
 //!   gives an operator are used, so the figure bounds the run from above.
+//! - **engine work** per virtual second, in the same unit: the record-hops plus the
+//!   barriers of every checkpoint crossing every channel, buffer-timeout flushes (at
+//!   most one per channel per timeout, and no more than the records) and the samples'
+//!   visits of every subtask and channel every [`SAMPLE_PERIOD`] — what makes a wide,
+//!   slow job expensive although few records move.
 //! - the **pace** the page can keep: `ENGINE_HOPS_PER_SEC / hops per virtual second`
 //!   times real time; below 1 the page says so ([`Cost::pace_note`], "runs at ~0.2× real
 //!   time") next to its speed control, and the headless runner on standard error.
@@ -71,8 +76,11 @@ const CHANNEL_BYTES: f64 = 4096.0;
 /// The estimated cost of running a job.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Cost {
-    /// Records entering non-source subtasks per virtual second (an upper bound).
+    /// Engine work per virtual second, in record-hops: the records plus the barriers
+    /// crossing channels, buffer-timeout flushes and sample visits (an upper bound).
     pub hops_per_sec: f64,
+    /// Records entering non-source subtasks per virtual second (an upper bound).
+    pub record_hops_per_sec: f64,
     /// Record-hops of the whole run.
     pub run_hops: f64,
     /// Multiple of real time the engine keeps ([`ENGINE_HOPS_PER_SEC`] / hops per second).
@@ -95,7 +103,7 @@ impl Cost {
     pub fn pace_note(&self) -> Option<String> {
         (self.pace < 1.0).then(|| {
             format!(
-                "runs at ~{}× real time (about {} record-hops per virtual second; the engine simulates ~{} a second)",
+                "runs at ~{}× real time (about {} record-hops of work per virtual second; the engine simulates ~{} a second)",
                 one_digit(self.pace),
                 count(self.hops_per_sec),
                 count(ENGINE_HOPS_PER_SEC)
@@ -322,6 +330,17 @@ pub fn estimate(spec: &JobSpec) -> Cost {
     } + triggers;
     let history_bytes =
         checkpoints * (CHECKPOINT_BYTES + subtasks as f64 * CHECKPOINT_SUBTASK_BYTES);
+    // Work beside the records, in the same unit: every checkpoint's barriers cross every
+    // channel, a buffer timeout flushes each channel with data (at most once per
+    // record), and every sample visits every subtask and channel.
+    let per_sec = |x: f64| if seconds > 0.0 { x / seconds } else { 0.0 };
+    let barrier_hops = per_sec(checkpoints) * channels as f64;
+    let flushes = match c.buffer_timeout {
+        0 => 0.0,
+        t => (channels as f64 * 1e6 / t as f64).min(hops_per_sec),
+    };
+    let sample_visits = (subtasks + channels) as f64 * 1e6 / SAMPLE_PERIOD as f64;
+    let work_per_sec = hops_per_sec + barrier_hops + flushes + sample_visits;
     let memory_bytes = inflight_bytes
         + state_bytes
         + samples_bytes
@@ -329,10 +348,11 @@ pub fn estimate(spec: &JobSpec) -> Cost {
         + subtasks as f64 * TASK_BYTES
         + channels as f64 * CHANNEL_BYTES;
     Cost {
-        hops_per_sec,
-        run_hops: hops_per_sec * seconds,
-        pace: if hops_per_sec > 0.0 {
-            ENGINE_HOPS_PER_SEC / hops_per_sec
+        hops_per_sec: work_per_sec,
+        record_hops_per_sec: hops_per_sec,
+        run_hops: work_per_sec * seconds,
+        pace: if work_per_sec > 0.0 {
+            ENGINE_HOPS_PER_SEC / work_per_sec
         } else {
             f64::INFINITY
         },
