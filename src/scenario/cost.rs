@@ -38,11 +38,14 @@ use crate::engine::graph::targets;
 use crate::engine::runtime::SAMPLE_PERIOD;
 use crate::engine::spec::{Action, JobSpec, OperatorKind, Partitioner};
 
-/// Measured engine throughput: simulated record-hops per second of wall time, on one
-/// core of this project's machine, release build, the `large` preset (28 subtasks) as
-/// `cargo bench` runs it (`benches/engine.rs`): 1.07–1.18 M record-hops/s over three
-/// runs beside other builds, taken as 1.0 M (the page's wasm build runs the same code
-/// somewhat slower; the note rounds to one significant digit).
+/// Measured engine throughput: simulated record-hops per second of one core, release
+/// build, the `large` preset (28 subtasks, 30 s, 357,587 record-hops) as `cargo bench`
+/// runs it (`benches/engine.rs`): 0.35–0.38 s of CPU time over three runs on this
+/// project's machine, ~1.0 M record-hops per CPU second (the wall-clock figure the
+/// bench prints was 0.39–0.67 M with four other builds sharing the two cores; the
+/// README's idle-machine figure is ~1 M). A wide job agrees: 8 operators × 32 subtasks
+/// at 22.4 M record-hops per virtual second, 2 s, took 43 s of CPU. The page's wasm
+/// build runs the same code somewhat slower; the note rounds to one significant digit.
 pub const ENGINE_HOPS_PER_SEC: f64 = 1.0e6;
 
 /// The limits past which a scenario is refused, each in the README's "Limits" section.
@@ -457,6 +460,54 @@ pub fn pace_note(spec: &JobSpec) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A chain of `n` operators of parallelism `p`, all-to-all, sources at `rate`.
+    fn chain(n: usize, p: u32, rate: u32, duration: &str) -> JobSpec {
+        let mut ops = vec![format!(
+            r#"{{"id": "o0", "kind": "source", "parallelism": {p}, "rate": {rate}}}"#
+        )];
+        for i in 1..n {
+            let kind = if i == n - 1 { "sink" } else { "map" };
+            ops.push(format!(
+                r#"{{"id": "o{i}", "kind": "{kind}", "parallelism": {p}}}"#
+            ));
+        }
+        let edges: Vec<String> = (1..n)
+            .map(|i| {
+                format!(
+                    r#"{{"from": "o{}", "to": "o{i}", "partitioner": "rebalance"}}"#,
+                    i - 1
+                )
+            })
+            .collect();
+        let doc = crate::scenario::parse_json(&format!(
+            r#"{{"version": 1, "duration": "{duration}", "config": {{"execution.checkpointing.interval": "1s"}},
+                "operators": [{}], "edges": [{}]}}"#,
+            ops.join(","),
+            edges.join(",")
+        ))
+        .unwrap();
+        let spec = crate::scenario::convert::unvalidated_spec(&doc).unwrap();
+        spec.validate().unwrap();
+        spec
+    }
+
+    #[test]
+    fn limits_are_named_when_refused() {
+        // 64 x 32 for 30 min: buffers, samples and checkpoint history pass 1 GiB.
+        let e = check(&chain(64, 32, 1, "30min")).unwrap_err();
+        assert_eq!(e.path, "cost");
+        assert!(
+            e.message.contains("of memory, past the limit of 1024 MiB"),
+            "{e}"
+        );
+        // A slow operator bounds what flows: 32 x 1000/s into maps of 100us cost.
+        let c = check(&chain(3, 32, 1000, "10s")).unwrap();
+        assert!(c.record_hops_per_sec <= 2.0 * 32_000.0 + 1.0, "{c:?}");
+        assert!(c.pace_note().is_none(), "{c:?}");
+        let e = check(&chain(3, 32, 1000, "24h")).unwrap_err();
+        assert!(e.message.contains("over the whole run"), "{e}");
+    }
 
     #[test]
     fn digits_and_counts() {
