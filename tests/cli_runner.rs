@@ -157,7 +157,7 @@ fn link_prints_a_fragment_that_decodes_back() {
     assert_eq!(o.status.code(), Some(0));
     let out = stdout(&o);
     let fragment = out.trim();
-    assert!(fragment.starts_with("#z:"), "{fragment}");
+    assert!(fragment.starts_with("#z2:"), "{fragment}");
     assert_eq!(out.lines().count(), 1);
     assert_eq!(scenario::decode_link(fragment).unwrap(), doc);
     // ... and the runner takes it back, as a fragment or a whole URL.
@@ -255,4 +255,127 @@ fn until_past_the_end_extends_the_run() {
     assert_eq!(o.status.code(), Some(0));
     let o = cli(&["run", "--preset", "healthy", "--until", "48h"]);
     assert!(assert_invalid(&o).contains("--until"));
+}
+
+/// Like `cli_stdin`, for input the runner may stop reading (a broken pipe is fine).
+fn cli_stdin_bytes(args: &[&str], input: Vec<u8>) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+#[test]
+fn input_is_capped_at_one_mebibyte() {
+    // Valid JSON of 2 MiB (a long name): refused by its size, from stdin and from a file.
+    let big = format!(
+        r#"{{"version": 1, "name": "{}", "operators": []}}"#,
+        "n".repeat(2 << 20)
+    );
+    let line = assert_invalid(&cli_stdin_bytes(&["run", "-"], big.clone().into_bytes()));
+    assert!(line.contains("larger than 1024 KiB"), "{line}");
+    let path = temp_file("big.json", &big);
+    let line = assert_invalid(&cli(&["run", path.to_str().unwrap()]));
+    assert!(line.contains("larger than 1024 KiB"), "{line}");
+    assert!(line.len() < 300, "{line}");
+    // (A link longer than `scenario::link::MAX_LINK_CHARS` cannot even be an argument
+    // on Linux, 128 KiB at most; `decode_link` refuses it: tests/scenario_links.rs.)
+}
+
+#[test]
+fn error_lines_quote_a_short_excerpt() {
+    let long = "q".repeat(120_000);
+    for args in [
+        vec!["run", "--link", long.as_str()],
+        vec!["run", long.as_str()],
+        vec!["run", "--preset", long.as_str()],
+        vec!["run", "--preset", "healthy", "--set", long.as_str()],
+    ] {
+        let line = assert_invalid(&cli(&args));
+        assert!(line.len() < 600, "{} chars: {}…", line.len(), &line[..200]);
+    }
+}
+
+#[test]
+fn compare_keeps_exact_timeouts_and_blames_until() {
+    let o = cli(&[
+        "run",
+        "--preset",
+        "healthy",
+        "--until",
+        "2s",
+        "--compare",
+        "aligned|timeout:1234us",
+        "--json",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(
+        json["compare"]["b"], "timeout:1234us",
+        "not rounded to 1.23ms"
+    );
+    let o = cli(&[
+        "run",
+        "--preset",
+        "healthy",
+        "--compare",
+        "aligned|unaligned",
+        "--until",
+        "25h",
+    ]);
+    let line = assert_invalid(&o);
+    assert!(line.starts_with("error: --until: "), "{line}");
+}
+
+/// A source at `rate` per subtask with `parallelism` subtasks into a free map and sink.
+fn fast_job(rate: u32, parallelism: u32, duration: &str) -> String {
+    format!(
+        r#"{{"version": 1, "name": "fast", "duration": "{duration}",
+  "operators": [
+    {{"id": "src", "kind": "source", "parallelism": {parallelism}, "rate": {rate}, "cost": "0us"}},
+    {{"id": "m", "kind": "map", "parallelism": {parallelism}, "cost": "0us"}},
+    {{"id": "out", "kind": "sink", "parallelism": {parallelism}, "cost": "0us"}}],
+  "edges": [{{"from": "src", "to": "m", "partitioner": "rebalance"}}, {{"from": "m", "to": "out"}}]}}"#
+    )
+}
+
+#[test]
+fn a_job_slower_than_real_time_says_so_and_one_past_the_limits_is_refused() {
+    // 4 × 1 M records/s through two hops: 8 M record-hops per virtual second.
+    let o = cli_stdin(&["run", "-"], &fast_job(1_000_000, 4, "20ms"));
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("note: this scenario runs at ~0.1× real time"),
+        "{err}"
+    );
+    // 32 × 1 M through two hops: 64 M, past the 50 M limit.
+    let line = assert_invalid(&cli_stdin(&["run", "-"], &fast_job(1_000_000, 32, "1s")));
+    assert!(
+        line.contains("error: cost: ")
+            && line.contains("record-hops per virtual second, past the limit of 50.0 M"),
+        "{line}"
+    );
+    // A slow preset says nothing.
+    let o = cli(&["run", "--preset", "healthy"]);
+    assert!(
+        o.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
 }

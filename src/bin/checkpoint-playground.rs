@@ -4,15 +4,23 @@
 //! Exit status: 0 after a completed run (or `link`, `presets`, `--help`); 2 with exactly
 //! one line `error: <path>: <message>` on standard error for any invalid input — bad
 //! JSON, failed validation, a corrupted link, an unknown preset, an unknown flag, a file
-//! that cannot be read or written. Invalid input never panics.
+//! that cannot be read or written, a file or standard input over 1 MiB, a scenario past
+//! the cost limits (`scenario::cost`). Invalid input never panics. A scenario the engine
+//! cannot run in real time gets one `note: … runs at ~0.2× real time …` line on standard
+//! error before it runs.
 
 use checkpoint_playground::engine::report::Report;
 use checkpoint_playground::engine::time::{format_bytes, format_duration, parse_duration, Micros};
 use checkpoint_playground::engine::Engine;
 use checkpoint_playground::scenario::compare::{Comparison, Figures};
+use checkpoint_playground::scenario::error::excerpt;
 use checkpoint_playground::scenario::{self, moment, Document, ScenarioError};
 use std::io::{Read, Write};
 use std::process::ExitCode;
+
+/// The largest scenario file (or standard input) read: 1 MiB, the bound of a link's
+/// decoded document (`scenario::link::MAX_DECODED_BYTES`) and of an import.
+const MAX_INPUT_BYTES: usize = scenario::link::MAX_DECODED_BYTES;
 
 const USAGE: &str = "\
 checkpoint-playground — Flink's checkpoint runtime, headless
@@ -24,7 +32,7 @@ USAGE:
                                                         run the scenario in a playground link
                                                         (a link ending in &t=31s stops there,
                                                         as the playground opens it)
-  checkpoint-playground link SCENARIO.json|-            print the link fragment (#z:...)
+  checkpoint-playground link SCENARIO.json|-            print the link fragment (#z2:...)
   checkpoint-playground link --preset NAME              ... of a preset
   checkpoint-playground presets                         list preset names, one a line
   checkpoint-playground show --preset NAME              print a preset's JSON
@@ -45,8 +53,9 @@ RUN OPTIONS:
 
 Exit status: 0 on success, 2 on invalid input (one line on stderr).";
 
+/// An error at `path` (quoted as a short excerpt: paths here are often user input).
 fn fail(path: impl Into<String>, message: impl Into<String>) -> ScenarioError {
-    ScenarioError::new(path, message)
+    ScenarioError::new(excerpt(&path.into()), message)
 }
 
 /// Where the scenario comes from.
@@ -198,16 +207,7 @@ fn load(o: &RunOptions) -> Result<Document, ScenarioError> {
             )
         })?,
         Some(Input::Link(link)) => scenario::decode_link(moment::split(link)?.0)?,
-        Some(Input::File(path)) => {
-            let mut text = String::new();
-            let read = if path == "-" {
-                std::io::stdin().read_to_string(&mut text).map(|_| ())
-            } else {
-                std::fs::read_to_string(path).map(|t| text = t)
-            };
-            read.map_err(|e| fail(path.as_str(), format!("cannot read: {e}")))?;
-            scenario::parse_json(&text)?
-        }
+        Some(Input::File(path)) => scenario::parse_json(&read_capped(path)?)?,
     };
     for set in &o.sets {
         let Some((key, value)) = set.split_once('=') else {
@@ -237,6 +237,41 @@ fn until(o: &RunOptions) -> Result<(Option<Micros>, bool), ScenarioError> {
     }
 }
 
+/// The text of a scenario file (`-`: standard input), refused past
+/// [`MAX_INPUT_BYTES`] without reading further.
+fn read_capped(path: &str) -> Result<String, ScenarioError> {
+    let name = excerpt(path);
+    let cannot = |e: std::io::Error| fail(name.as_str(), format!("cannot read: {e}"));
+    let reader: Box<dyn Read> = if path == "-" {
+        Box::new(std::io::stdin())
+    } else {
+        Box::new(std::fs::File::open(path).map_err(cannot)?)
+    };
+    let mut bytes = Vec::new();
+    reader
+        .take(MAX_INPUT_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(cannot)?;
+    if bytes.len() > MAX_INPUT_BYTES {
+        return Err(fail(
+            name.as_str(),
+            format!(
+                "is larger than {} KiB; a scenario is at most that (the same bound as a link)",
+                MAX_INPUT_BYTES / 1024
+            ),
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        fail(
+            name.as_str(),
+            format!(
+                "is not UTF-8 text (invalid byte at {})",
+                e.utf8_error().valid_up_to()
+            ),
+        )
+    })
+}
+
 fn run(o: RunOptions) -> Result<(), ScenarioError> {
     let mut doc = load(&o)?;
     if let Some(text) = &o.compare {
@@ -259,6 +294,14 @@ fn run(o: RunOptions) -> Result<(), ScenarioError> {
         spec.validate()
             .map_err(|e| fail("--until", format!("{}: {}", e.path, e.message)))?;
     }
+    let extended = until.is_some_and(|t| t == spec.duration);
+    let cost = scenario::cost::check(&spec).map_err(|e| match extended {
+        true => fail("--until", e.to_string()),
+        false => e,
+    })?;
+    if let Some(note) = cost.pace_note() {
+        eprintln!("note: this scenario {note}");
+    }
     // Create the output file before running so a bad path fails fast.
     let mut sink_file = match &o.sink_output {
         Some(path) => Some(
@@ -269,6 +312,8 @@ fn run(o: RunOptions) -> Result<(), ScenarioError> {
         None => None,
     };
     let mut engine = Engine::new(spec)?;
+    // Only --sink-output needs every committed record; the verdict needs none of them.
+    engine.keep_sink_records(o.sink_output.is_some());
     match until {
         Some(t) => engine.run_until(t),
         None => engine.run_to_end(),
@@ -301,11 +346,21 @@ fn run_compare(doc: &Document, cmp: &Comparison, o: &RunOptions) -> Result<(), S
         let mut spec = scenario::to_spec(d)?;
         if let Some(t) = until.filter(|t| extends && *t > spec.duration) {
             spec.duration = t;
+            spec.validate()
+                .map_err(|e| fail("--until", format!("{}: {}", e.path, e.message)))?;
+            scenario::cost::check(&spec).map_err(|e| fail("--until", e.to_string()))?;
         }
         let mut engine = Engine::new(spec)?;
+        engine.keep_sink_records(false);
         engine.run_until(until.unwrap_or(u64::MAX));
         Ok(engine.report())
     };
+    if let Some(note) = scenario::to_spec(&a)
+        .ok()
+        .and_then(|spec| scenario::cost::pace_note(&spec))
+    {
+        eprintln!("note: each run of this scenario {note}");
+    }
     let (ra, rb) = (report(&a)?, report(&b)?);
     let mut out = std::io::stdout().lock();
     if o.json {

@@ -3,12 +3,18 @@
 //! Every notable engine event is appended as a [`LogEntry`] (kept in a bounded ring for the
 //! UI) and folded into a 64-bit FNV-1a hash together with every record-level step. Two runs
 //! are the same run exactly when their hashes match — on every host.
+//!
+//! Bounded: the ring keeps the last [`RING`] entries (4,000; the hash and `total` cover
+//! every entry ever pushed), and an entry's text is one line naming at most a few
+//! operators (ids of at most 64 characters, `spec::limits`), so the log holds well under
+//! 1 MB whatever the run's length.
 
 use super::time::{format_bytes, format_duration, Micros};
 use serde::Serialize;
 use std::collections::VecDeque;
 
-const RING: usize = 4000;
+/// Entries the log keeps (the newest); older ones only count in `total` and the hash.
+pub const RING: usize = 4000;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct LogEntry {

@@ -8,6 +8,18 @@
 //! replayed after a failure shows up twice. Because every record carries its lineage, the
 //! verdict is a proof, not an estimate: duplicates are lineages visible more than once, and
 //! losses are expected lineages that are not visible and never will be.
+//!
+//! Memory: the verdict needs only *which* lineages are visible, so every sink keeps them
+//! as a [`LineageSet`] — per (source operator, source subtask, branch path) the sorted,
+//! disjoint runs of visible offsets. Sources emit offsets in order and channels keep
+//! order, so the runs merge as records arrive: the set holds a few runs per source
+//! subtask and path (out-of-order arrivals through different paths leave short-lived
+//! gaps), not one entry per record — a run of 60 s that commits 10⁸ records keeps
+//! kilobytes, where the full records (~100 B each) took gigabytes. The records
+//! themselves (key, value, sink subtask, copies), which only `--sink-output` and tests
+//! read, are kept in [`ExternalSink::visible`] only while [`ExternalSink::keep_records`]
+//! is on (the default; a host turns it off with [`Engine::keep_sink_records`] before
+//! running, and the verdict stays exact either way).
 
 use super::record::{Lineage, Record};
 use super::report::{LineageOut, SinkRecord};
@@ -15,6 +27,7 @@ use super::runtime::Engine;
 use super::spec::{OperatorKind, SinkDelivery};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
+use std::mem::size_of;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Visible {
@@ -24,10 +37,103 @@ pub struct Visible {
     pub sink_subtask: u32,
 }
 
+/// A set of lineages as sorted runs of offsets per (source, subtask, path).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LineageSet {
+    /// (source, subtask, path) -> run start -> run end (exclusive); runs are disjoint
+    /// and never adjacent (adjacent runs are merged).
+    runs: BTreeMap<(u16, u16, Vec<u32>), BTreeMap<u64, u64>>,
+    len: u64,
+    run_count: usize,
+}
+
+impl LineageSet {
+    /// Whether `l` is in the set.
+    pub fn contains(&self, l: &Lineage) -> bool {
+        self.runs
+            .get(&(l.source, l.subtask, l.path.clone()))
+            .and_then(|runs| runs.range(..=l.offset).next_back())
+            .is_some_and(|(_, &end)| l.offset < end)
+    }
+
+    /// Adds `l`; `false` when it was already there.
+    pub fn insert(&mut self, l: &Lineage) -> bool {
+        let x = l.offset;
+        let runs = match self.runs.get_mut(&(l.source, l.subtask, l.path.clone())) {
+            Some(runs) => runs,
+            None => self
+                .runs
+                .entry((l.source, l.subtask, l.path.clone()))
+                .or_default(),
+        };
+        let prev = runs.range(..=x).next_back().map(|(&s, &e)| (s, e));
+        if prev.is_some_and(|(_, e)| x < e) {
+            return false;
+        }
+        let after = x.saturating_add(1);
+        let next = runs
+            .range(after..)
+            .next()
+            .map(|(&s, &e)| (s, e))
+            .filter(|&(s, _)| s == after);
+        match (prev.filter(|&(_, e)| e == x), next) {
+            (Some((s, _)), Some((ns, ne))) => {
+                runs.remove(&ns);
+                runs.insert(s, ne);
+                self.run_count -= 1;
+            }
+            (Some((s, _)), None) => {
+                runs.insert(s, after);
+            }
+            (None, Some((ns, ne))) => {
+                runs.remove(&ns);
+                runs.insert(x, ne);
+            }
+            (None, None) => {
+                runs.insert(x, after);
+                self.run_count += 1;
+            }
+        }
+        self.len += 1;
+        true
+    }
+
+    /// Lineages in the set.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Runs kept (what the set's memory grows with).
+    pub fn runs(&self) -> usize {
+        self.run_count
+    }
+
+    /// Estimated heap bytes (B-tree entries and their allocator overhead).
+    pub fn approx_bytes(&self) -> usize {
+        const NODE: usize = 16;
+        let keys: usize = self
+            .runs
+            .keys()
+            .map(|(_, _, path)| 64 + path.capacity() * 4 + NODE)
+            .sum();
+        keys + self.run_count * (16 + NODE)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExternalSink {
     pub delivery: SinkDelivery,
+    /// Every visible record with its copies, while [`ExternalSink::keep_records`] is on
+    /// (else empty): what `--sink-output` writes.
     pub visible: BTreeMap<Lineage, Visible>,
+    /// Whether [`ExternalSink::visible`] is kept (the verdict never needs it).
+    pub keep_records: bool,
+    /// The visible lineages, always kept: the verdict's ground truth.
+    pub seen: LineageSet,
     /// Transactions committed: (sink subtask, checkpoint id).
     pub committed_txns: BTreeSet<(u32, u64)>,
     /// Idempotent sinks: writes that overwrote an existing row.
@@ -42,6 +148,8 @@ impl ExternalSink {
         ExternalSink {
             delivery,
             visible: BTreeMap::new(),
+            keep_records: true,
+            seen: LineageSet::default(),
             committed_txns: BTreeSet::new(),
             rewrites: 0,
             committed: 0,
@@ -51,12 +159,13 @@ impl ExternalSink {
 
     /// A non-transactional write (idempotent or at-least-once).
     pub fn write(&mut self, subtask: u32, r: &Record) {
-        match self.visible.get_mut(&*r.lineage) {
-            Some(v) if self.delivery == SinkDelivery::Idempotent => {
+        if self.delivery == SinkDelivery::Idempotent && self.seen.contains(&r.lineage) {
+            if let Some(v) = self.visible.get_mut(&*r.lineage) {
                 v.value = r.value;
-                self.rewrites += 1;
             }
-            _ => self.make_visible(subtask, r),
+            self.rewrites += 1;
+        } else {
+            self.make_visible(subtask, r);
         }
     }
 
@@ -73,11 +182,14 @@ impl ExternalSink {
     /// One more visible copy of `r`.
     fn make_visible(&mut self, subtask: u32, r: &Record) {
         self.committed += 1;
+        if !self.seen.insert(&r.lineage) {
+            self.repeated += 1;
+        }
+        if !self.keep_records {
+            return;
+        }
         match self.visible.get_mut(&*r.lineage) {
-            Some(v) => {
-                v.count += 1;
-                self.repeated += 1;
-            }
+            Some(v) => v.count += 1,
             None => {
                 let v = Visible {
                     count: 1,
@@ -99,7 +211,18 @@ impl ExternalSink {
     }
 
     pub fn distinct(&self) -> u64 {
-        self.visible.len() as u64
+        self.seen.len()
+    }
+
+    /// Estimated heap bytes: the lineage runs, the kept records and the commit keys.
+    pub fn approx_bytes(&self) -> usize {
+        const NODE: usize = 16;
+        let records: usize = self
+            .visible
+            .keys()
+            .map(|l| size_of::<Lineage>() + l.path.capacity() * 4 + size_of::<Visible>() + NODE)
+            .sum();
+        self.seen.approx_bytes() + records + self.committed_txns.len() * (16 + NODE)
     }
 }
 
@@ -116,6 +239,19 @@ pub struct SinkVerdict {
 }
 
 impl Engine {
+    /// Whether the sinks keep every committed record for [`Engine::sink_output`] (the
+    /// default) or only the compact lineage runs the verdict needs. Call before running:
+    /// turning it off drops the records kept so far, and turning it on later keeps only
+    /// the records committed from then on.
+    pub fn keep_sink_records(&mut self, keep: bool) {
+        for ext in self.external.iter_mut().flatten() {
+            ext.keep_records = keep;
+            if !keep {
+                ext.visible = BTreeMap::new();
+            }
+        }
+    }
+
     /// Lineages the sink should see when every bounded source was read completely.
     pub fn expected_at_sink(&self, sink: usize) -> Option<u64> {
         let mut total = 0;
@@ -157,6 +293,8 @@ impl Engine {
     }
 }
 
+/// Every committed record of every sink, sorted; empty for sinks that do not keep their
+/// records ([`Engine::keep_sink_records`]).
 pub fn sink_output(engine: &Engine) -> Vec<SinkRecord> {
     let mut out = Vec::new();
     for s in engine.sink_operators() {
@@ -180,4 +318,66 @@ pub fn sink_output(engine: &Engine) -> Vec<SinkRecord> {
     }
     out.sort();
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lineage(subtask: u16, offset: u64, path: &[u32]) -> Lineage {
+        Lineage {
+            source: 0,
+            subtask,
+            offset,
+            path: path.to_vec(),
+        }
+    }
+
+    #[test]
+    fn lineage_runs_merge_and_find_repeats() {
+        let mut set = LineageSet::default();
+        // Out of order, as records from different channels arrive.
+        for o in [0, 2, 1, 5, 3, 4, 9] {
+            assert!(set.insert(&lineage(0, o, &[])), "{o} is new");
+        }
+        assert_eq!((set.len(), set.runs()), (7, 2), "0..6 and 9");
+        for o in [0, 3, 5, 9] {
+            assert!(!set.insert(&lineage(0, o, &[])), "{o} repeats");
+            assert!(set.contains(&lineage(0, o, &[])));
+        }
+        for (s, o, p) in [(0, 6, &[][..]), (0, 8, &[]), (1, 0, &[]), (0, 0, &[1])] {
+            assert!(!set.contains(&lineage(s, o, p)), "{s} {o} {p:?}");
+        }
+        assert!(set.insert(&lineage(0, 0, &[1])), "another branch path");
+        assert_eq!(set.len(), 8);
+    }
+
+    #[test]
+    fn the_verdict_is_the_same_without_the_records() {
+        for name in ["backpressure", "topology-change", "large", "healthy"] {
+            let doc = crate::scenario::preset(name).unwrap();
+            let spec = crate::scenario::to_spec(&doc).unwrap();
+            let mut full = Engine::new(spec.clone()).unwrap();
+            let mut compact = Engine::new(spec).unwrap();
+            compact.keep_sink_records(false);
+            full.run_to_end();
+            compact.run_to_end();
+            assert_eq!(full.event_hash(), compact.event_hash(), "{name}");
+            for s in full.sink_operators() {
+                assert_eq!(full.sink_verdict(s), compact.sink_verdict(s), "{name}");
+                let (f, c) = (
+                    full.external[s].as_ref().unwrap(),
+                    compact.external[s].as_ref().unwrap(),
+                );
+                assert!(c.visible.is_empty());
+                assert_eq!(f.seen, c.seen);
+                assert!(
+                    c.approx_bytes() * 10 < f.approx_bytes().max(1000),
+                    "{name}: {} vs {} bytes",
+                    c.approx_bytes(),
+                    f.approx_bytes()
+                );
+            }
+        }
+    }
 }

@@ -6,6 +6,11 @@
 //! [`JobSpec::validate`] checks what the engine relies on (known endpoints, no cycle,
 //! forward edges between equal parallelisms, numbers in range) and names the offending part;
 //! [`JobSpec::problems`] lists every such problem (for the job editor), `validate` is its first.
+//!
+//! Size first: the bounds of [`limits`] on the number of operators, edges and events are
+//! checked before anything else, and a job past them gets only those problems, so
+//! validation costs O(operators + edges + events) look-ups (by map, not by scan)
+//! whatever it is handed.
 
 // Input-facing: reads user config / specs / actions, so no panics on their values.
 #![cfg_attr(
@@ -16,7 +21,49 @@
 use super::config::EngineConfig;
 use super::time::{format_duration, Micros};
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The bounds of a job, each stated in the README's "Limits" section.
+pub mod limits {
+    use super::Micros;
+    /// Operators in a job: enough for every DAG the playground draws legibly.
+    pub const MAX_OPERATORS: usize = 64;
+    /// Edges: every pair of 64 operators once in one direction (an acyclic graph
+    /// without duplicate edges has at most n·(n−1)/2).
+    pub const MAX_EDGES: usize = MAX_OPERATORS * (MAX_OPERATORS - 1) / 2;
+    /// Timed events (user actions) in a scenario: hours of a user dragging sliders.
+    pub const MAX_EVENTS: usize = 10_000;
+    /// Config keys a scenario sets (the engine knows about 40, with aliases).
+    pub const MAX_CONFIG_KEYS: usize = 256;
+    /// Parallelism of one operator (Flink's default max parallelism is 128; 32 keeps
+    /// every subtask visible).
+    pub const MAX_PARALLELISM: u32 = 32;
+    /// Characters of an operator id.
+    pub const MAX_ID_CHARS: usize = 64;
+    /// Virtual length of a run.
+    pub const MAX_DURATION: Micros = 24 * 3600 * 1_000_000;
+    /// Records per second per source subtask.
+    pub const MAX_RATE: f64 = 1_000_000.0;
+    /// Bytes of one record (1 MiB, Flink's record size is unbounded; a record larger
+    /// than a segment spans buffers).
+    pub const MAX_RECORD_SIZE: u32 = 1 << 20;
+    /// Records per source subtask of a bounded source.
+    pub const MAX_RECORDS: u64 = 100_000_000;
+    /// Virtual processing time of one record.
+    pub const MAX_COST: Micros = 10_000_000;
+    /// Children per record of a flat_map.
+    pub const MAX_FAN_OUT: u32 = 1000;
+    /// Distinct keys of a source.
+    pub const MAX_KEYS: u32 = 1_000_000;
+}
+
+/// At most 80 characters of a user-given name, for messages.
+fn quote(s: &str) -> String {
+    match s.char_indices().nth(80) {
+        None => s.to_string(),
+        Some((i, _)) => format!("{}…", &s[..i]),
+    }
+}
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct JobSpec {
@@ -175,6 +222,15 @@ impl JobSpec {
         self.operators.iter().position(|o| o.id == id)
     }
 
+    /// Operator id -> index of its first operator, for look-ups in O(log n).
+    fn index(&self) -> BTreeMap<&str, usize> {
+        let mut index = BTreeMap::new();
+        for (i, o) in self.operators.iter().enumerate() {
+            index.entry(o.id.as_str()).or_insert(i);
+        }
+        index
+    }
+
     /// Checks everything the engine relies on; the error names the offending field.
     /// It is the first of [`JobSpec::problems`].
     pub fn validate(&self) -> Result<(), SpecError> {
@@ -197,47 +253,70 @@ impl JobSpec {
                 "a job needs at least one operator".into(),
             );
         }
-        if self.operators.len() > 64 {
-            fail("operators".into(), "at most 64 operators".into());
+        let sizes = [
+            ("operators", self.operators.len(), limits::MAX_OPERATORS),
+            ("edges", self.edges.len(), limits::MAX_EDGES),
+            ("events", self.events.len(), limits::MAX_EVENTS),
+        ];
+        let mut oversized = false;
+        for (field, len, max) in sizes {
+            if len > max {
+                fail(field.into(), format!("{len} {field}; at most {max}"));
+                oversized = true;
+            }
         }
-        if self.duration == 0 || self.duration > 24 * 3600 * 1_000_000 {
+        if oversized {
+            // Nothing else is checked: the job cannot run, and checking every part of
+            // an arbitrarily large job would cost what the limits are there to prevent.
+            return out;
+        }
+        if self.duration == 0 || self.duration > limits::MAX_DURATION {
             fail("duration".into(), "must be between 1us and 24h".into());
         }
+        let index = self.index();
         for (i, op) in self.operators.iter().enumerate() {
             let p = |f: &str| format!("operators[{i}].{f}");
-            if op.id.is_empty() || op.id.len() > 64 {
+            if op.id.is_empty() || op.id.len() > limits::MAX_ID_CHARS {
                 fail(p("id"), "must be 1 to 64 characters".into());
             }
-            if self.operators[..i].iter().any(|o| o.id == op.id) {
-                fail(p("id"), format!("duplicate operator id '{}'", op.id));
+            if index.get(op.id.as_str()).is_some_and(|&first| first < i) {
+                fail(
+                    p("id"),
+                    format!("duplicate operator id '{}'", quote(&op.id)),
+                );
             }
-            if !(1..=32).contains(&op.parallelism) {
+            if !(1..=limits::MAX_PARALLELISM).contains(&op.parallelism) {
                 fail(
                     p("parallelism"),
                     format!("{} is out of range (1 to 32)", op.parallelism),
                 );
             }
-            if op.cost > 10_000_000 {
+            if op.cost > limits::MAX_COST {
                 fail(p("cost"), "at most 10s per record".into());
             }
             match &op.kind {
                 OperatorKind::Source(s) => {
-                    if !(s.rate > 0.0 && s.rate <= 1_000_000.0) {
+                    if !(s.rate > 0.0 && s.rate <= limits::MAX_RATE) {
                         fail(
                             p("rate"),
                             format!("{} is out of range (0 < rate <= 1000000)", s.rate),
                         );
                     }
-                    if !(1..=1_000_000).contains(&s.record_size) {
-                        fail(p("record_size"), "must be 1b to 1mb".into());
+                    if !(1..=limits::MAX_RECORD_SIZE).contains(&s.record_size) {
+                        fail(
+                            p("record_size"),
+                            // 1mb is 1,048,576 bytes (`time::parse_size`): the
+                            // bound is exactly what the message says.
+                            "must be 1b to 1mb".into(),
+                        );
                     }
-                    if !(1..=1_000_000).contains(&s.keys) {
+                    if !(1..=limits::MAX_KEYS).contains(&s.keys) {
                         fail(p("keys"), "must be 1 to 1000000".into());
                     }
                     if !(0.0..1.0).contains(&s.skew) {
                         fail(p("skew"), "must be in [0, 1)".into());
                     }
-                    if s.records == Some(0) || s.records.is_some_and(|r| r > 100_000_000) {
+                    if s.records == Some(0) || s.records.is_some_and(|r| r > limits::MAX_RECORDS) {
                         fail(
                             p("records"),
                             "must be 1 to 100000000 (omit for unbounded)".into(),
@@ -250,7 +329,9 @@ impl JobSpec {
                         );
                     }
                 }
-                OperatorKind::FlatMap { fan_out } if !(1..=1000).contains(fan_out) => {
+                OperatorKind::FlatMap { fan_out }
+                    if !(1..=limits::MAX_FAN_OUT).contains(fan_out) =>
+                {
                     fail(
                         p("fan_out"),
                         format!("{fan_out} is out of range (1 to 1000)"),
@@ -259,24 +340,33 @@ impl JobSpec {
                 _ => {}
             }
         }
+        let mut seen_edges = BTreeSet::new();
+        let mut inputs = vec![0usize; self.operators.len()];
+        let mut outputs = vec![0usize; self.operators.len()];
         for (i, e) in self.edges.iter().enumerate() {
             let p = |f: &str| format!("edges[{i}].{f}");
-            let Some(from) = self.operator_index(&e.from) else {
-                fail(p("from"), format!("unknown operator '{}'", e.from));
+            let (from, to) = (index.get(e.from.as_str()), index.get(e.to.as_str()));
+            // Counted as a scan of the edges by id counts them: every edge naming the
+            // operator, whatever its other end.
+            if let Some(&t) = to {
+                inputs[t] += 1;
+            }
+            if let Some(&f) = from {
+                outputs[f] += 1;
+            }
+            let Some(&from) = from else {
+                fail(p("from"), format!("unknown operator '{}'", quote(&e.from)));
                 continue;
             };
-            let Some(to) = self.operator_index(&e.to) else {
-                fail(p("to"), format!("unknown operator '{}'", e.to));
+            let Some(&to) = to else {
+                fail(p("to"), format!("unknown operator '{}'", quote(&e.to)));
                 continue;
             };
             if from == to {
                 fail(p("to"), format!("'{}' cannot feed itself", e.to));
                 continue;
             }
-            if self.edges[..i]
-                .iter()
-                .any(|o| o.from == e.from && o.to == e.to)
-            {
+            if !seen_edges.insert((from, to)) {
                 fail(p("to"), format!("duplicate edge {} -> {}", e.from, e.to));
             }
             if matches!(self.operators[to].kind, OperatorKind::Source(_)) {
@@ -302,9 +392,18 @@ impl JobSpec {
                 );
             }
         }
+        // An id given twice is counted under its first operator (as `operator_index`
+        // finds it); its duplicates have no edges of their own.
         for (i, op) in self.operators.iter().enumerate() {
-            let inputs = self.edges.iter().filter(|e| e.to == op.id).count();
-            let outputs = self.edges.iter().filter(|e| e.from == op.id).count();
+            let first = index.get(op.id.as_str()) == Some(&i);
+            let (inputs, outputs) = if first {
+                (inputs[i], outputs[i])
+            } else {
+                (
+                    inputs[index[op.id.as_str()]],
+                    outputs[index[op.id.as_str()]],
+                )
+            };
             let p = format!("operators[{i}]");
             match op.kind {
                 OperatorKind::Source(_) => {
@@ -357,13 +456,13 @@ impl JobSpec {
             if ev.at > self.duration {
                 fail(format!("{p}.at"), "is after the end of the run".into());
             }
-            let known = |id: &str| self.operator_index(id);
+            let known = |id: &str| index.get(id).copied();
             match &ev.action {
                 Action::SetCost { operator, cost } => {
                     if known(operator).is_none() {
                         fail(
                             format!("{p}.set_cost.operator"),
-                            format!("unknown operator '{operator}'"),
+                            format!("unknown operator '{}'", quote(operator)),
                         );
                     }
                     if *cost > 10_000_000 {
@@ -388,7 +487,7 @@ impl JobSpec {
                     ),
                     None => fail(
                         format!("{p}.set_rate.operator"),
-                        format!("unknown operator '{operator}'"),
+                        format!("unknown operator '{}'", quote(operator)),
                     ),
                 },
                 Action::Fail { operator, subtask } => match known(operator) {
@@ -402,7 +501,7 @@ impl JobSpec {
                     ),
                     None => fail(
                         format!("{p}.fail.operator"),
-                        format!("unknown operator '{operator}'"),
+                        format!("unknown operator '{}'", quote(operator)),
                     ),
                 },
                 Action::TriggerCheckpoint => {}
@@ -420,7 +519,7 @@ impl JobSpec {
                     else {
                         fail(
                             format!("{p}.set_partitioner"),
-                            format!("no edge {from} -> {to}"),
+                            format!("no edge {} -> {}", quote(from), quote(to)),
                         );
                         continue;
                     };
@@ -488,8 +587,9 @@ impl JobSpec {
     pub fn cycle(&self) -> Option<Vec<usize>> {
         let n = self.operators.len();
         let mut succ = vec![Vec::new(); n];
+        let index = self.index();
         for e in &self.edges {
-            if let (Some(f), Some(t)) = (self.operator_index(&e.from), self.operator_index(&e.to)) {
+            if let (Some(&f), Some(&t)) = (index.get(e.from.as_str()), index.get(e.to.as_str())) {
                 if f != t {
                     succ[f].push(t);
                 }
@@ -533,20 +633,20 @@ impl JobSpec {
         let n = self.operators.len();
         let mut indegree = vec![0usize; n];
         // Edges with an unknown endpoint are left out (`problems` reports them).
-        let known: Vec<(usize, usize)> = self
-            .edges
-            .iter()
-            .filter_map(|e| Some((self.operator_index(&e.from)?, self.operator_index(&e.to)?)))
-            .collect();
-        for &(_, t) in &known {
-            indegree[t] += 1;
+        let index = self.index();
+        let mut succ = vec![Vec::new(); n];
+        for e in &self.edges {
+            if let (Some(&f), Some(&t)) = (index.get(e.from.as_str()), index.get(e.to.as_str())) {
+                indegree[t] += 1;
+                succ[f].push(t);
+            }
         }
         let mut ready: Vec<usize> = (0..n).filter(|&i| indegree[i] == 0).collect();
         ready.reverse();
         let mut order = Vec::with_capacity(n);
         while let Some(i) = ready.pop() {
             order.push(i);
-            for &(_, t) in known.iter().filter(|(f, _)| *f == i) {
+            for &t in &succ[i] {
                 indegree[t] -= 1;
                 if indegree[t] == 0 {
                     ready.insert(0, t);

@@ -12,18 +12,24 @@
 //! snapshot of the abandoned branch is used again. The forked engine's spec records the
 //! new action, so its link describes the fork.
 //!
-//! Memory: a snapshot is a whole engine, and an engine grows with the run (sinks keep the
-//! records they committed: ~100 bytes each, 25 MB for the `large` preset at 60 s), so the
+//! Memory: a snapshot is a whole engine, and an engine grows with the run (the sinks'
+//! kept records, ~100 bytes each, unless the host turns them off with
+//! `Engine::keep_sink_records(false)`; state, checkpoint history, samples), so the
 //! snapshots are bounded both in count (`limit`) and in estimated bytes
 //! ([`approx_bytes`], `budget`): when either is exceeded the snapshot with the closest
-//! neighbours is dropped (the first and the newest stay) and new snapshots are spaced at
-//! least as far apart as the closest kept ones.
+//! neighbours is dropped (the first stays) and new snapshots are spaced at least as far
+//! apart as the closest kept ones. The budget holds: [`Rewinder::total_bytes`] never
+//! exceeds it after [`Rewinder::observe`] — a new snapshot that does not fit even after
+//! every middle one was dropped is not kept (seeks past the newest kept snapshot then
+//! replay further), and the spacing doubles so the engine is not cloned again at once.
+//! The one exception is the start snapshot (the job at t = 0, before it ran), which
+//! seeking cannot do without: it counts against the budget and is kept even if it alone
+//! exceeds it (its size is bounded by the scenario's cost limits: tasks and channels,
+//! see `scenario::cost`).
 
 use super::coordinator::{CheckpointStats, CompletedCheckpoint};
 use super::log::LogEntry;
-use super::record::Lineage;
 use super::runtime::{Engine, Sample};
-use super::sinks::Visible;
 use super::task::OpState;
 use super::time::Micros;
 use std::mem::size_of;
@@ -47,6 +53,8 @@ pub struct Rewinder {
     bytes: Vec<usize>,
     limit: usize,
     budget: usize,
+    /// The virtual time from which [`Rewinder::observe`] takes the next snapshot.
+    next_due: Micros,
 }
 
 impl Rewinder {
@@ -59,6 +67,7 @@ impl Rewinder {
             bytes: vec![approx_bytes(start)],
             limit: limit.max(2),
             budget: usize::MAX,
+            next_due: start.now.saturating_add(every.max(1)),
         }
     }
 
@@ -75,21 +84,36 @@ impl Rewinder {
 
     /// Whether [`Rewinder::observe`] would keep a snapshot of `engine` now.
     pub fn due(&self, engine: &Engine) -> bool {
-        let last = self.snapshots.last().map_or(0, |e| e.now);
-        engine.now >= last + self.every
+        engine.now >= self.next_due
     }
 
-    /// Call after advancing the engine: keeps a snapshot when one is due.
+    /// Call after advancing the engine: keeps a snapshot when one is due, within the
+    /// count limit and the byte budget (see the module doc).
     pub fn observe(&mut self, engine: &Engine) {
-        if self.due(engine) {
-            self.snapshots.push(engine.clone());
-            self.bytes.push(approx_bytes(engine));
-            while self.snapshots.len() > 2
-                && (self.snapshots.len() > self.limit || self.total_bytes() > self.budget)
-            {
-                self.drop_one();
-            }
+        if !self.due(engine) {
+            return;
         }
+        let bytes = approx_bytes(engine);
+        let start = self.bytes[0];
+        if start.saturating_add(bytes) > self.budget {
+            // It cannot fit whatever is dropped: keep what there is, try again later.
+            self.every = self.every.saturating_mul(2);
+            self.next_due = engine.now.saturating_add(self.every);
+            return;
+        }
+        self.snapshots.push(engine.clone());
+        self.bytes.push(bytes);
+        while self.snapshots.len() > 2
+            && (self.snapshots.len() > self.limit || self.total_bytes() > self.budget)
+        {
+            self.drop_one();
+        }
+        self.next_due = engine.now.saturating_add(self.every);
+    }
+
+    /// The byte budget of the snapshots.
+    pub fn budget(&self) -> usize {
+        self.budget
     }
 
     /// Drops the snapshot whose neighbours are closest (the first and the newest stay;
@@ -162,11 +186,10 @@ impl Rewinder {
     /// Drops snapshots after `t` (after seeking back and forking the run there).
     pub fn truncate_after(&mut self, t: Micros) {
         let kept = self.snapshots.iter().filter(|e| e.now <= t).count();
-        self.snapshots.truncate(kept);
-        self.bytes.truncate(kept);
-        if self.snapshots.is_empty() {
-            unreachable!("the first snapshot is at time 0");
-        }
+        self.snapshots.truncate(kept.max(1));
+        self.bytes.truncate(kept.max(1));
+        let last = self.snapshots.last().map_or(0, |e| e.now);
+        self.next_due = last.saturating_add(self.every);
     }
 }
 
@@ -176,19 +199,7 @@ impl Rewinder {
 /// share their lineage (`Rc`) between clones and count at their own size only.
 pub fn approx_bytes(e: &Engine) -> usize {
     const NODE: usize = 16; // allocator and B-tree node overhead per entry, roughly
-    let lineage = |l: &Lineage| size_of::<Lineage>() + l.path.capacity() * 4;
-    let sinks: usize = e
-        .external
-        .iter()
-        .flatten()
-        .map(|x| {
-            x.visible
-                .keys()
-                .map(|l| lineage(l) + size_of::<Visible>() + NODE)
-                .sum::<usize>()
-                + x.committed_txns.len() * (16 + NODE)
-        })
-        .sum();
+    let sinks: usize = e.external.iter().flatten().map(|x| x.approx_bytes()).sum();
     let record = size_of::<super::record::Record>();
     let state = |s: &OpState| match s {
         OpState::Keyed(m) => m.len() * (16 + NODE),
@@ -241,4 +252,57 @@ pub fn approx_bytes(e: &Engine) -> usize {
         + log
         + samples
         + e.spec.events.len() * 128
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_byte_budget_holds_whatever_the_snapshots_weigh() {
+        let doc = crate::scenario::preset("large").unwrap();
+        let spec = crate::scenario::to_spec(&doc).unwrap();
+        let mut engine = Engine::new(spec).unwrap();
+        let start = approx_bytes(&engine);
+        let mut probe = engine.clone();
+        probe.run_until(5_000_000);
+        let at_5s = approx_bytes(&probe);
+        // Room for the start and about two snapshots of 5 s: later ones are bigger.
+        let budget = start + 2 * at_5s;
+        let mut rewinder = Rewinder::new(&engine, 500_000, 32).with_budget(budget);
+        let mut t = 0;
+        while t < 20_000_000 {
+            t += 100_000;
+            engine.run_until(t);
+            rewinder.observe(&engine);
+            assert!(
+                rewinder.total_bytes() <= rewinder.budget(),
+                "{} > {} at {t}",
+                rewinder.total_bytes(),
+                rewinder.budget()
+            );
+        }
+        let times = rewinder.snapshot_times();
+        assert!(times.len() >= 2, "{times:?}");
+        // Seeking still gives the state a straight run reaches.
+        let seek = rewinder.seek(17_300_000, &engine).unwrap();
+        let mut straight = Engine::new(engine.spec.clone()).unwrap();
+        straight.run_until(17_300_000);
+        assert_eq!(seek.event_hash(), straight.event_hash());
+    }
+
+    #[test]
+    fn a_snapshot_too_big_for_the_budget_is_not_kept() {
+        let doc = crate::scenario::preset("healthy").unwrap();
+        let mut engine = Engine::new(crate::scenario::to_spec(&doc).unwrap()).unwrap();
+        let start = approx_bytes(&engine);
+        let mut rewinder = Rewinder::new(&engine, 1_000_000, 32).with_budget(start + 1);
+        for s in 1..=5 {
+            engine.run_until(s * 1_000_000);
+            rewinder.observe(&engine);
+            assert!(rewinder.total_bytes() <= rewinder.budget());
+        }
+        assert_eq!(rewinder.snapshot_times(), vec![0]);
+        assert!(rewinder.every() > 1_000_000, "spaced out after a miss");
+    }
 }

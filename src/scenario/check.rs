@@ -12,7 +12,10 @@
 //! on it. A document with no problems converts with `to_spec`. A problem outside the
 //! graph (version, duration, config, events that do not parse) stops the graph checks,
 //! since the job cannot be assembled; it concerns no operator. A `guide` that does not
-//! fit the job (checked only once the job itself is sound) is a problem too.
+//! fit the job (checked only once the job itself is sound) is a problem too. Size first:
+//! a document with more operators, edges, events or config keys than
+//! `engine::spec::limits` allows has exactly that one problem, found before any
+//! per-operator work.
 
 use super::convert::{operator_spec, unvalidated_spec};
 use super::document::{Document, OperatorDoc};
@@ -60,6 +63,11 @@ fn problem(path: String, message: String, doc: &Document) -> Problem {
 /// Every problem of `doc`, in the order `to_spec` would meet them; empty when it runs.
 pub fn problems(doc: &Document) -> Vec<Problem> {
     let mut out = Vec::new();
+    // Size first: an oversized job gets only that problem, before any per-operator work.
+    if let Err(e) = super::convert::check_sizes(doc) {
+        out.push(problem(e.path, e.message, doc));
+        return out;
+    }
     let mut patched = doc.clone();
     for (i, o) in doc.operators.iter().enumerate() {
         if let Err(e) = operator_spec(o, &format!("operators[{i}]")) {
@@ -85,6 +93,12 @@ pub fn problems(doc: &Document) -> Vec<Problem> {
             }
         }
         out.push(p);
+    }
+    // A job past the cost limits (checked once it is otherwise sound).
+    if out.is_empty() {
+        if let Err(e) = super::cost::check(&spec) {
+            out.push(problem(e.path, e.message, doc));
+        }
     }
     // A guide naming an operator the job no longer has (the editor drops the guide of
     // the job it edits, but a hand-written document may carry a stale one).

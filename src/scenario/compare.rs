@@ -18,6 +18,7 @@
 //! comparison shows side by side (medians over completed checkpoints, totals over
 //! failures and sinks); the UI and the headless runner both use them.
 
+use super::convert::duration_text;
 use super::document::Document;
 use super::error::ScenarioError;
 use crate::engine::report::Report;
@@ -42,12 +43,13 @@ pub enum Mode {
 }
 
 impl Mode {
-    /// The text the document carries: `aligned`, `unaligned`, `timeout:200ms`.
+    /// The text the document carries: `aligned`, `unaligned`, `timeout:200ms` (the
+    /// timeout exactly, in the largest unit that states it: `timeout:1234us`).
     pub fn text(&self) -> String {
         match self {
             Mode::Aligned => "aligned".into(),
             Mode::Unaligned => "unaligned".into(),
-            Mode::Timeout(t) => format!("timeout:{}", format_duration(*t)),
+            Mode::Timeout(t) => format!("timeout:{}", duration_text(*t)),
         }
     }
 
@@ -90,12 +92,13 @@ impl Mode {
         }
     }
 
-    /// The values of [`UNALIGNED_KEY`] and [`TIMEOUT_KEY`] for this mode.
+    /// The values of [`UNALIGNED_KEY`] and [`TIMEOUT_KEY`] for this mode (the timeout
+    /// exact to the microsecond, not rounded for display).
     pub fn config(&self) -> (&'static str, String) {
         match self {
             Mode::Aligned => ("false", "0ms".into()),
             Mode::Unaligned => ("true", "0ms".into()),
-            Mode::Timeout(t) => ("true", format_duration(*t)),
+            Mode::Timeout(t) => ("true", duration_text(*t)),
         }
     }
 }

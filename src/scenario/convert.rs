@@ -4,7 +4,7 @@
 //! parses durations and sizes with the engine's own `time` functions, applies `config`
 //! through `EngineConfig::set` (JSON numbers and booleans become their Flink string form;
 //! an old alias and its current key given together is an error), and finally runs
-//! `JobSpec::validate`. Every error names the field (`operators[2].cost`,
+//! `JobSpec::validate` and the cost limits (`scenario::cost::check`). Every error names the field (`operators[2].cost`,
 //! `config.execution.checkpointing.interval`, `events[0].at`).
 //!
 //! [`from_spec`] goes back, e.g. after the UI recorded a user action into the engine's
@@ -57,8 +57,13 @@ fn duration_at(text: &str, path: impl Into<String>) -> Result<Micros, ScenarioEr
 }
 
 /// Flink's default partitioner: forward between equal parallelisms, else rebalance.
-fn default_partitioner(ops: &[OperatorSpec], from: &str, to: &str) -> Partitioner {
-    let p = |id: &str| ops.iter().find(|o| o.id == id).map(|o| o.parallelism);
+/// `parallelism` maps an operator id to the parallelism of its first operator.
+fn default_partitioner(
+    parallelism: &std::collections::BTreeMap<&str, u32>,
+    from: &str,
+    to: &str,
+) -> Partitioner {
+    let p = |id: &str| parallelism.get(id).copied();
     match (p(from), p(to)) {
         (Some(a), Some(b)) if a == b => Partitioner::Forward,
         _ => Partitioner::Rebalance,
@@ -69,6 +74,7 @@ fn default_partitioner(ops: &[OperatorSpec], from: &str, to: &str) -> Partitione
 pub fn to_spec(doc: &Document) -> Result<JobSpec, ScenarioError> {
     let spec = unvalidated_spec(doc)?;
     spec.validate()?;
+    super::cost::check(&spec)?;
     if let Some(guide) = &doc.guide {
         super::guide::check(guide, doc)?;
     }
@@ -78,6 +84,7 @@ pub fn to_spec(doc: &Document) -> Result<JobSpec, ScenarioError> {
 /// The engine job a document describes, with every field parsed and defaulted but the
 /// job not yet validated (`check` lists all its problems from here).
 pub(crate) fn unvalidated_spec(doc: &Document) -> Result<JobSpec, ScenarioError> {
+    check_sizes(doc)?;
     if doc.version != CURRENT_VERSION {
         return Err(ScenarioError::new(
             "version",
@@ -93,6 +100,10 @@ pub(crate) fn unvalidated_spec(doc: &Document) -> Result<JobSpec, ScenarioError>
     for (i, o) in doc.operators.iter().enumerate() {
         operators.push(operator_spec(o, &format!("operators[{i}]"))?);
     }
+    let mut parallelism = std::collections::BTreeMap::new();
+    for o in &operators {
+        parallelism.entry(o.id.as_str()).or_insert(o.parallelism);
+    }
     let edges = doc
         .edges
         .iter()
@@ -101,7 +112,7 @@ pub(crate) fn unvalidated_spec(doc: &Document) -> Result<JobSpec, ScenarioError>
             to: e.to.clone(),
             partitioner: e
                 .partitioner
-                .unwrap_or_else(|| default_partitioner(&operators, &e.from, &e.to)),
+                .unwrap_or_else(|| default_partitioner(&parallelism, &e.from, &e.to)),
         })
         .collect();
     let mut events = Vec::with_capacity(doc.events.len());
@@ -158,6 +169,28 @@ pub(crate) fn unvalidated_spec(doc: &Document) -> Result<JobSpec, ScenarioError>
     })
 }
 
+/// Size first (for documents built in memory, e.g. by the editor; `Document::from_json`
+/// already refused larger ones): more operators, edges or events than a job may have is
+/// refused before any of them is converted.
+pub(crate) fn check_sizes(doc: &Document) -> Result<(), ScenarioError> {
+    use crate::engine::spec::limits;
+    let sizes = [
+        ("operators", doc.operators.len(), limits::MAX_OPERATORS),
+        ("edges", doc.edges.len(), limits::MAX_EDGES),
+        ("events", doc.events.len(), limits::MAX_EVENTS),
+        ("config", doc.config.len(), limits::MAX_CONFIG_KEYS),
+    ];
+    for (field, len, max) in sizes {
+        if len > max {
+            return Err(ScenarioError::new(
+                field,
+                format!("{len} {field}; a scenario has at most {max}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn build_config(doc: &Document) -> Result<EngineConfig, ScenarioError> {
     let mut config = EngineConfig::default();
     let mut seen: Vec<(&'static str, &str)> = Vec::new();
@@ -195,7 +228,7 @@ pub(crate) fn unknown_key(key: &str) -> ConfigError {
 pub(crate) fn config_error(path: impl Into<String>, key: &str, e: ConfigError) -> ScenarioError {
     const UNKNOWN: &str = "unknown configuration key";
     let message = match e.message.strip_prefix(UNKNOWN) {
-        Some(rest) => format!("{UNKNOWN} '{key}'{rest}"),
+        Some(rest) => format!("{UNKNOWN} '{}'{rest}", super::error::excerpt(key)),
         None => e.message,
     };
     ScenarioError::new(path, message)

@@ -561,7 +561,8 @@ impl<'a> Obj<'a> {
                 None => Err(ScenarioError::new(
                     self.at(field),
                     format!(
-                        "unknown partitioner '{s}' (use {})",
+                        "unknown partitioner '{}' (use {})",
+                        super::error::excerpt(&s),
                         PARTITIONERS.map(|p| p.name()).join(", ")
                     ),
                 )),
@@ -673,6 +674,7 @@ impl Document {
         migrate(root)?;
         let top = Obj::new(root, "")?;
         top.only(TOP_FIELDS)?;
+        check_counts(&top)?;
         let mut config = BTreeMap::new();
         if let Some(c) = top.get("config") {
             let c = Obj::new(c, "config")?;
@@ -745,6 +747,41 @@ impl Document {
     }
 }
 
+/// Size first: refuses a document with more operators, edges, events or config keys
+/// than a job may have before reading any of them, so that an oversized document (a
+/// small link can inflate to 22,000 operators) costs no more than its JSON parse.
+fn check_counts(top: &Obj) -> Res<()> {
+    use crate::engine::spec::limits;
+    let counts = [
+        ("operators", limits::MAX_OPERATORS),
+        ("edges", limits::MAX_EDGES),
+        ("events", limits::MAX_EVENTS),
+    ];
+    for (field, max) in counts {
+        if let Some(Value::Array(a)) = top.get(field) {
+            if a.len() > max {
+                return Err(ScenarioError::new(
+                    field,
+                    format!("{} {field}; a scenario has at most {max}", a.len()),
+                ));
+            }
+        }
+    }
+    if let Some(Value::Object(c)) = top.get("config") {
+        if c.len() > limits::MAX_CONFIG_KEYS {
+            return Err(ScenarioError::new(
+                "config",
+                format!(
+                    "{} keys; a scenario sets at most {}",
+                    c.len(),
+                    limits::MAX_CONFIG_KEYS
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn read_operator(v: &Value, path: &str) -> Res<OperatorDoc> {
     let o = Obj::new(v, path)?;
     o.only(OPERATOR_FIELDS)?;
@@ -753,7 +790,8 @@ fn read_operator(v: &Value, path: &str) -> Res<OperatorDoc> {
         ScenarioError::new(
             o.at("kind"),
             format!(
-                "unknown operator kind '{kind_text}' (use {})",
+                "unknown operator kind '{}' (use {})",
+                super::error::excerpt(&kind_text),
                 Kind::ALL.map(Kind::name).join(", ")
             ),
         )
@@ -801,7 +839,8 @@ fn read_operator(v: &Value, path: &str) -> Res<OperatorDoc> {
                     ScenarioError::new(
                         o.at("delivery"),
                         format!(
-                            "unknown delivery '{s}' (use {})",
+                            "unknown delivery '{}' (use {})",
+                            super::error::excerpt(&s),
                             DELIVERIES.map(delivery_name).join(", ")
                         ),
                     )

@@ -7,6 +7,14 @@
 //! `message` says what is wrong in plain words. It displays as `path: message`, which is
 //! exactly what the headless runner prints after `error: ` and what the playground shows
 //! in place of a scenario it cannot open.
+//!
+//! Bounded: a message quotes user input only through [`excerpt`] (at most
+//! [`EXCERPT_CHARS`] characters, then `…`). As a safety net for the engine's messages,
+//! which quote values as `'…'` without knowing their length, [`ScenarioError::new`]
+//! shortens every quoted part of a message longer than [`LONG_MESSAGE_CHARS`] to an
+//! excerpt, and cuts a path to [`MAX_PATH_CHARS`] and a message to
+//! [`MAX_MESSAGE_CHARS`], so a hostile document can never make an error line as long
+//! as itself.
 
 use crate::engine::spec::SpecError;
 
@@ -19,12 +27,65 @@ pub struct ScenarioError {
     pub message: String,
 }
 
+/// A message longer than this has its quoted (`'…'`) parts cut to excerpts.
+pub const LONG_MESSAGE_CHARS: usize = 300;
+/// The most characters of user input an error message quotes.
+pub const EXCERPT_CHARS: usize = 80;
+/// The longest path an error carries (a path is built from user keys).
+pub const MAX_PATH_CHARS: usize = 200;
+/// The longest message an error carries (long enough for a cycle through 64 operators).
+pub const MAX_MESSAGE_CHARS: usize = 5000;
+
+/// `text` cut to at most `max` characters, with `…` when something was cut.
+pub fn excerpt_n(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_string(),
+        Some((i, _)) => format!("{}…", &text[..i]),
+    }
+}
+
+/// A short excerpt of user input to quote in a message: at most [`EXCERPT_CHARS`]
+/// characters, then `…`.
+pub fn excerpt(text: &str) -> String {
+    excerpt_n(text, EXCERPT_CHARS)
+}
+
 impl ScenarioError {
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        let (path, message) = (path.into(), message.into());
+        let message = if message.len() > LONG_MESSAGE_CHARS {
+            message
+                .split('\'')
+                .enumerate()
+                .map(|(i, part)| {
+                    if i % 2 == 1 {
+                        excerpt(part)
+                    } else {
+                        part.to_string()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("'")
+        } else {
+            message
+        };
+        let bound = |s: String, max: usize| {
+            if s.len() > max {
+                excerpt_n(&s, max)
+            } else {
+                s
+            }
+        };
         ScenarioError {
-            path: path.into(),
-            message: message.into(),
+            path: bound(path, MAX_PATH_CHARS),
+            message: bound(message, MAX_MESSAGE_CHARS),
         }
+    }
+}
+
+impl ScenarioError {
+    fn bounded(self) -> Self {
+        ScenarioError::new(self.path, self.message)
     }
 }
 
@@ -38,10 +99,7 @@ impl std::error::Error for ScenarioError {}
 
 impl From<SpecError> for ScenarioError {
     fn from(e: SpecError) -> Self {
-        ScenarioError {
-            path: e.path,
-            message: e.message,
-        }
+        ScenarioError::new(e.path, e.message)
     }
 }
 
@@ -57,5 +115,6 @@ impl From<serde_json::Error> for ScenarioError {
             path: format!("line {} column {}", e.line(), e.column()),
             message: format!("invalid JSON: {message}"),
         }
+        .bounded()
     }
 }

@@ -6,7 +6,7 @@
 //! reading it either gives a [`Document`] or a [`ScenarioError`] naming the offending
 //! field (`path: message`). The flow is
 //! `text --parse_json--> Document --to_spec--> JobSpec --Engine::new--> run`, and back
-//! `JobSpec --from_spec--> Document --encode_link--> "z:…"` for a link that replays
+//! `JobSpec --from_spec--> Document --encode_link--> "z2:…"` for a link that replays
 //! exactly what the user did. `to_spec(&from_spec(&spec)) == Ok(spec)` for every valid
 //! spec, and `decode_link(&encode_link(&doc)) == Ok(doc)` for every document.
 //!
@@ -22,7 +22,7 @@
 //! let spec = scenario::to_spec(&doc).unwrap();
 //! assert_eq!(spec.config.checkpoint_interval, Some(2_000_000));
 //! let fragment = scenario::encode_link(&scenario::from_spec(&spec));
-//! assert!(fragment.starts_with("z:"));
+//! assert!(fragment.starts_with("z2:"));
 //! let back = scenario::decode_link(&format!("https://example.org/#{fragment}")).unwrap();
 //! assert_eq!(scenario::to_spec(&back).unwrap(), spec);
 //!
@@ -31,7 +31,8 @@
 //! assert_eq!(err.path, "operators[0].kind");
 //! ```
 //!
-//! Modules: [`compare`] (two runs of one scenario differing only in checkpoint mode),
+//! Modules: [`cost`] (what a scenario costs to run, and the limits past which it is
+//! refused), [`compare`] (two runs of one scenario differing only in checkpoint mode),
 //! [`document`] (the serde types and the reader, with the defaults table),
 //! [`convert`] (document <-> `JobSpec`), [`link`] (URL fragment encoding), [`presets`]
 //! (named example scenarios), [`file`] (export / import as a JSON file), [`guide`] (what a
@@ -50,6 +51,7 @@
 pub mod check;
 pub mod compare;
 pub mod convert;
+pub mod cost;
 pub mod dag_layout;
 pub mod document;
 pub mod edit;
@@ -90,12 +92,13 @@ pub fn to_json_pretty(doc: &Document) -> String {
     doc.to_json_pretty()
 }
 
-/// The URL fragment (without `#`) that opens `doc`: `z:` + base64url(deflate(JSON)).
+/// The URL fragment (without `#`) that opens `doc`: `z2:` + base64url(CRC-32 ‖
+/// deflate(JSON)).
 pub fn encode_link(doc: &Document) -> String {
     link::encode(doc)
 }
 
-/// The document in a link: a whole URL, `#z:…` or `z:…`.
+/// The document in a link: a whole URL, `#z2:…` or `z2:…` (old `z:…` links too).
 pub fn decode_link(text: &str) -> Result<Document, ScenarioError> {
     link::decode(text)
 }

@@ -81,7 +81,7 @@ use crate::scenario::compare::Comparison;
 /// Properties of [`App`]; the page mounts it with the defaults.
 #[derive(Properties, PartialEq, Clone)]
 pub struct AppProps {
-    /// A link (whole URL, `#z:…` or `z:…`) to open instead of `location.hash`.
+    /// A link (whole URL, `#z2:…` or `z2:…`, or an old `z:` one) to open instead of `location.hash`.
     #[prop_or_default]
     pub link: Option<AttrValue>,
     /// Run the engine to this virtual time (µs) right after loading (tests).
@@ -833,6 +833,7 @@ impl Component for App {
                         step_note={self.step_note.clone()}
                         pause_at={self.pause_at}
                         step_count={self.step_count}
+                        pace_note={scenario::cost::pace_note(&self.sim.engine.borrow().spec).map(AttrValue::from)}
                         description={self.sim.guide.is_none().then(|| self.sim.document.description.clone()).flatten().map(AttrValue::from)} />
                     if let Some(guide) = &self.sim.guide {
                         <GuidePanel view={guide.clone()} report={snaps.report.clone()}
@@ -1052,6 +1053,7 @@ impl App {
                         step_note={self.step_note.clone()}
                         pause_at={self.pause_at}
                         step_count={self.step_count}
+                        pace_note={scenario::cost::pace_note(&c.a.engine.borrow().spec).map(AttrValue::from)}
                         description={c.base.description.clone().map(AttrValue::from)} />
                     <CompareView comparison={c.comparison.clone()}
                         a={run(&c.a, &c.comparison.a)} b={run(&c.b, &c.comparison.b)}

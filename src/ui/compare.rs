@@ -150,7 +150,7 @@ impl Compare {
         }
     }
 
-    /// The link fragment (`z:…`) that reopens this comparison with its actions.
+    /// The link fragment (`z2:…`) that reopens this comparison with its actions.
     pub fn link_fragment(&self) -> String {
         scenario::encode_link(&self.document())
     }

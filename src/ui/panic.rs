@@ -30,7 +30,7 @@ pub struct PanicReport {
     pub location: Option<String>,
     /// Virtual time of the last frame that ran without a panic.
     pub virtual_time: Micros,
-    /// The scenario's link fragment (`z:…`) as it was then, recorded actions included;
+    /// The scenario's link fragment (`z2:…`) as it was then, recorded actions included;
     /// empty if the app had not recorded one yet.
     pub link: String,
 }
@@ -87,7 +87,7 @@ pub fn install() {
 }
 
 /// The fragment that reopens the scenario at the last good state: its link with the moment
-/// of the last frame that completed (`z:…&t=12500ms`, see `scenario::moment`), re-simulated
+/// of the last frame that completed (`z2:…&t=12500ms`, see `scenario::moment`), re-simulated
 /// there and paused; the link alone when no frame had completed (or nothing was recorded).
 pub fn reopen_fragment(r: &PanicReport) -> String {
     if r.link.is_empty() || r.virtual_time == 0 {

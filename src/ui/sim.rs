@@ -219,7 +219,9 @@ impl Sim {
     /// A run of `document`; `Err` with a readable message when it does not validate.
     pub fn new(document: Document, preset: Option<String>) -> Result<Sim, String> {
         let spec = scenario::to_spec(&document).map_err(|e| e.to_string())?;
-        let engine = Engine::new(spec).map_err(|e| e.to_string())?;
+        let mut engine = Engine::new(spec).map_err(|e| e.to_string())?;
+        // The page shows the verdict, never the records: keep only the lineage runs.
+        engine.keep_sink_records(false);
         let rewinder = Rewinder::for_host(&engine);
         let marks_key = marks_key(&engine, None);
         let engine = Rc::new(RefCell::new(engine));
@@ -372,7 +374,7 @@ impl Sim {
         result
     }
 
-    /// The link fragment (`z:…`) that replays this run, recorded actions included.
+    /// The link fragment (`z2:…`) that replays this run, recorded actions included.
     pub fn link_fragment(&self) -> String {
         scenario::encode_link(&scenario::file::export_document(
             &self.engine.borrow().spec,

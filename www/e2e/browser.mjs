@@ -198,10 +198,16 @@ export async function openLink(page, url, timeout = 120_000) {
   return waitStill(page, 0, timeout);
 }
 
-/** The scenario document in a page's link (`#z:` + base64url raw deflate of JSON; a `&t=` moment is ignored). */
+/**
+ * The scenario document in a page's link: `#z2:` + base64url(CRC-32 of the JSON, 4 bytes
+ * big-endian, then raw deflate of the JSON), or the older `#z:` + base64url(raw deflate).
+ * A trailing `&t=…` moment suffix is ignored.
+ */
 export function linkDocument(url) {
   const fragment = (url.split('#')[1] ?? '').split('&')[0];
-  if (!fragment.startsWith('z:')) throw new Error(`not a deflated link: ${fragment.slice(0, 12)}`);
-  const json = inflateRawSync(Buffer.from(fragment.slice(2), 'base64url')).toString('utf8');
-  return JSON.parse(json);
+  let deflated;
+  if (fragment.startsWith('z2:')) deflated = Buffer.from(fragment.slice(3), 'base64url').subarray(4);
+  else if (fragment.startsWith('z:')) deflated = Buffer.from(fragment.slice(2), 'base64url');
+  else throw new Error(`not a deflated link: ${fragment.slice(0, 12)}`);
+  return JSON.parse(inflateRawSync(deflated).toString('utf8'));
 }

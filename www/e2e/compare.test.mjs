@@ -64,7 +64,7 @@ test('compare mode: AC vs UC side by side on the backpressure preset', { timeout
   // Share: the link carries the comparison and the failure; it reopens compare mode.
   await page.getByTestId('share-at-time').check();
   await page.getByTestId('share').click();
-  await page.waitForFunction(() => location.hash.startsWith('#z:') && location.hash.endsWith('&t=32s'));
+  await page.waitForFunction(() => location.hash.startsWith('#z2:') && location.hash.endsWith('&t=32s'));
   const atLink = page.url();
   const doc = linkDocument(atLink);
   assert.deepEqual(doc.compare, { a: 'aligned', b: 'unaligned' });

@@ -18,7 +18,7 @@ async function openHealthy(page) {
   await page.goto(BASE_URL, { waitUntil: 'load' });
   await page.getByTestId('app').waitFor({ timeout: 20_000 });
   await page.getByTestId('preset-select').selectOption('healthy');
-  await page.waitForFunction(() => location.hash.startsWith('#z:'));
+  await page.waitForFunction(() => location.hash.startsWith('#z2:'));
   await page.getByTestId('edit-job').click();
   await page.getByTestId('editor').waitFor();
 }

@@ -61,7 +61,7 @@ test('a try re-runs the preset with its options and shows its own promises', { t
   await page.goto(BASE_URL, { waitUntil: 'load' });
   await page.getByTestId('app').waitFor({ timeout: 20_000 });
   await page.getByTestId('preset-select').selectOption('why-uc');
-  await page.waitForFunction(() => location.hash.startsWith('#z:'));
+  await page.waitForFunction(() => location.hash.startsWith('#z2:'));
   const presetLink = page.url();
   const label = await page.getByTestId('guide-try-0').textContent();
   assert.match(label, /unaligned/i);

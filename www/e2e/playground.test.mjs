@@ -24,7 +24,7 @@ async function openPreset(page, name) {
   await page.goto(BASE_URL, { waitUntil: 'load' });
   await page.getByTestId('app').waitFor({ timeout: 20_000 });
   await page.getByTestId('preset-select').selectOption(name);
-  await page.waitForFunction(() => location.hash.startsWith('#z:'));
+  await page.waitForFunction(() => location.hash.startsWith('#z2:'));
   const url = page.url();
   await page.goto('about:blank');
   await page.goto(url, { waitUntil: 'load' });
@@ -73,7 +73,7 @@ test('unaligned preset: play, unaligned checkpoint, fail a subtask, recovery and
   // Share puts the scenario, with the recorded failure, into the URL.
   await page.getByTestId('share').click();
   await page.getByTestId('share-note').waitFor();
-  assert.ok(page.url().includes('#z:'), 'the link is in the address bar');
+  assert.ok(page.url().includes('#z2:'), 'the link is in the address bar');
 
   // Keyboard: ? opens the help, Escape closes it.
   await page.keyboard.press('?');

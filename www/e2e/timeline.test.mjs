@@ -91,7 +91,7 @@ test('timeline: drag back, marks stay, a new action forks the run and the link',
   assert.equal(await failureMarks.count(), 1, 'the new failure is marked');
   assert.match(await failureMarks.first().getAttribute('title'), /explode#0/);
   await page.getByTestId('share').click();
-  await page.waitForFunction(() => location.hash.startsWith('#z:'));
+  await page.waitForFunction(() => location.hash.startsWith('#z2:'));
   const doc = linkDocument(page.url());
   const events = JSON.stringify(doc.events);
   assert.match(events, /"explode"/, `the Fail is in the link: ${events}`);

@@ -7,7 +7,9 @@
 //! (a virtual time in the link's syntax, `31s`, `1500ms`; empty for none), taken on
 //! change (Enter or leaving the field), refused with `aria-invalid` and the reason in
 //! its title when it does not read; the clock is `clock`; the frame-time readout
-//! `frame-stats` carries `data-avg-ms` and `data-p95-ms`.
+//! `frame-stats` carries `data-avg-ms` and `data-p95-ms`. A scenario the engine
+//! cannot run in real time shows its pace note (`scenario::cost`, "runs at ~0.2× real
+//! time") beside the speed slider as `pace-note`.
 
 use std::rc::Rc;
 
@@ -61,6 +63,9 @@ pub struct ControlsProps {
     /// "Pause at": the virtual time a run that plays pauses at.
     #[prop_or_default]
     pub pause_at: Option<Micros>,
+    /// "runs at ~0.2× real time …" when the engine cannot keep real time.
+    #[prop_or_default]
+    pub pace_note: Option<AttrValue>,
 }
 
 fn icon(d: &'static str) -> Html {
@@ -159,6 +164,11 @@ pub fn controls(props: &ControlsProps) -> Html {
                         aria-label="Speed"
                         value={format!("{:.0}", slider_from_speed(props.speed))} oninput={on_speed} />
                     <span class="speed-value" data-testid="speed-value">{ format::speed(props.speed) }</span>
+                    if let Some(note) = &props.pace_note {
+                        <span class="muted-small pace-note" data-testid="pace-note" title={note.clone()}>
+                            { note.split(" (").next().unwrap_or_default().to_string() }
+                        </span>
+                    }
                 </label>
                 <label class="pause-at" title={(*pause_error).clone().unwrap_or_else(|| "Pause at: while playing, the run stops exactly at this virtual time (e.g. 31s, 1500ms); empty plays on".to_string())}>
                     <span class="field-label">{ "pause at" }</span>
