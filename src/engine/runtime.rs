@@ -303,6 +303,7 @@ impl Engine {
                 checkpoints: BTreeMap::new(),
                 aborted: Vec::new(),
                 final_checkpoint: None,
+                final_checkpoint_completed: false,
                 high_water: 0,
             });
         }
