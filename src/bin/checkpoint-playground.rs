@@ -4,7 +4,10 @@
 //! Exit status: 0 after a completed run (or `link`, `presets`, `--help`); 2 with exactly
 //! one line `error: <path>: <message>` on standard error for any invalid input — bad
 //! JSON, failed validation, a corrupted link, an unknown preset, an unknown flag, a file
-//! that cannot be read or written. Invalid input never panics.
+//! that cannot be read or written. Invalid input never panics. 3 when
+//! `--require-exactly-once` is given and a sink broke its guarantee
+//! (`Engine::broken_guarantees`), with one `exactly-once required: …` line per sink on
+//! standard error after the summary or report.
 
 use checkpoint_playground::engine::report::Report;
 use checkpoint_playground::engine::time::{format_bytes, format_duration, parse_duration};
@@ -35,13 +38,18 @@ RUN OPTIONS:
   --set KEY=VALUE        override a Flink config option (repeatable), e.g.
                          --set execution.checkpointing.unaligned.enabled=true
   --sink-output FILE     write every committed sink record, one JSON object a line
+  --require-exactly-once exit 3, with one line per sink on stderr, when a sink broke its
+                         guarantee: an exactly-once sink (two-phase commit or
+                         idempotent under EXACTLY_ONCE) with duplicates or losses, or
+                         any sink that lost records (with --compare: in either run)
   --compare A|B          run the scenario twice, differing only in checkpoint mode, and
                          print both runs' key figures side by side; A and B are
                          aligned, unaligned or timeout:DURATION (e.g. aligned|unaligned,
                          aligned|timeout:200ms). A scenario with a \"compare\" field
                          is compared without the flag. --json prints {\"a\", \"b\"} reports
 
-Exit status: 0 on success, 2 on invalid input (one line on stderr).";
+Exit status: 0 on success, 2 on invalid input (one line on stderr), 3 when
+--require-exactly-once is given and a sink broke its guarantee.";
 
 fn fail(path: impl Into<String>, message: impl Into<String>) -> ScenarioError {
     ScenarioError::new(path, message)
@@ -62,12 +70,19 @@ struct RunOptions {
     sets: Vec<String>,
     sink_output: Option<String>,
     compare: Option<String>,
+    require_exactly_once: bool,
 }
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match dispatch(&args) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(Verdict::Kept) => ExitCode::SUCCESS,
+        Ok(Verdict::Broken(lines)) => {
+            for line in lines {
+                eprintln!("exactly-once required: {line}");
+            }
+            ExitCode::from(3)
+        }
         Err(e) => {
             let line = e.to_string().replace(['\n', '\r'], " ");
             eprintln!("error: {line}");
@@ -76,11 +91,25 @@ fn main() -> ExitCode {
     }
 }
 
-fn dispatch(args: &[String]) -> Result<(), ScenarioError> {
+/// What `--require-exactly-once` found (always `Kept` without the flag).
+enum Verdict {
+    Kept,
+    Broken(Vec<String>),
+}
+
+fn dispatch(args: &[String]) -> Result<Verdict, ScenarioError> {
     let Some(command) = args.first() else {
         println!("{USAGE}");
-        return Ok(());
+        return Ok(Verdict::Kept);
     };
+    if command == "run" {
+        return run(parse_run(&args[1..])?);
+    }
+    other_command(args).map(|()| Verdict::Kept)
+}
+
+fn other_command(args: &[String]) -> Result<(), ScenarioError> {
+    let command = &args[0];
     let rest = &args[1..];
     match command.as_str() {
         "-h" | "--help" | "help" => {
@@ -97,10 +126,13 @@ fn dispatch(args: &[String]) -> Result<(), ScenarioError> {
             }
             Ok(())
         }
-        "run" => run(parse_run(rest)?),
         "link" => {
             let opts = parse_run(rest)?;
-            if opts.json || opts.until.is_some() || opts.sink_output.is_some() {
+            if opts.json
+                || opts.until.is_some()
+                || opts.sink_output.is_some()
+                || opts.require_exactly_once
+            {
                 return Err(fail("link", "takes only a scenario and --set options"));
             }
             let doc = load(&opts)?;
@@ -153,6 +185,7 @@ fn parse_run(args: &[String]) -> Result<RunOptions, ScenarioError> {
         };
         match flag {
             "--json" => o.json = true,
+            "--require-exactly-once" => o.require_exactly_once = true,
             "--until" => o.until = Some(value("--until")?),
             "--set" => o.sets.push(value("--set")?),
             "--sink-output" => o.sink_output = Some(value("--sink-output")?),
@@ -219,7 +252,8 @@ fn load(o: &RunOptions) -> Result<Document, ScenarioError> {
     Ok(doc)
 }
 
-fn run(o: RunOptions) -> Result<(), ScenarioError> {
+/// Runs a scenario; the verdict is `Broken` only with `--require-exactly-once`.
+fn run(o: RunOptions) -> Result<Verdict, ScenarioError> {
     let mut doc = load(&o)?;
     if let Some(text) = &o.compare {
         doc.compare = Some(Comparison::parse(text, "--compare")?);
@@ -274,27 +308,43 @@ fn run(o: RunOptions) -> Result<(), ScenarioError> {
     } else {
         write!(out, "{}", summary(&report)).ok();
     }
-    Ok(())
+    Ok(required(&o, engine.broken_guarantees()))
+}
+
+fn required(o: &RunOptions, broken: Vec<String>) -> Verdict {
+    if o.require_exactly_once && !broken.is_empty() {
+        Verdict::Broken(broken)
+    } else {
+        Verdict::Kept
+    }
 }
 
 /// Runs both variants of a comparison (to `--until` if given) and prints their figures
 /// side by side, or both reports as JSON.
-fn run_compare(doc: &Document, cmp: &Comparison, o: &RunOptions) -> Result<(), ScenarioError> {
+fn run_compare(doc: &Document, cmp: &Comparison, o: &RunOptions) -> Result<Verdict, ScenarioError> {
     let (a, b) = scenario::compare::variants(doc, cmp)?;
     let until = match &o.until {
         Some(t) => Some(parse_duration(t).map_err(|m| fail("--until", m))?),
         None => None,
     };
-    let report = |d: &Document| -> Result<Report, ScenarioError> {
+    let report = |d: &Document, label: String| -> Result<(Report, Vec<String>), ScenarioError> {
         let mut spec = scenario::to_spec(d)?;
         if let Some(t) = until.filter(|t| *t > spec.duration) {
             spec.duration = t;
         }
         let mut engine = Engine::new(spec)?;
         engine.run_until(until.unwrap_or(u64::MAX));
-        Ok(engine.report())
+        let broken = engine
+            .broken_guarantees()
+            .into_iter()
+            .map(|l| format!("{label}: {l}"))
+            .collect();
+        Ok((engine.report(), broken))
     };
-    let (ra, rb) = (report(&a)?, report(&b)?);
+    let ((ra, mut broken), (rb, broken_b)) =
+        (report(&a, cmp.a.label())?, report(&b, cmp.b.label())?);
+    broken.extend(broken_b);
+    let verdict = required(o, broken);
     let mut out = std::io::stdout().lock();
     if o.json {
         let json = serde_json::json!({"compare": cmp, "a": ra, "b": rb});
@@ -304,7 +354,7 @@ fn run_compare(doc: &Document, cmp: &Comparison, o: &RunOptions) -> Result<(), S
             serde_json::to_string_pretty(&json).expect("reports serialize")
         )
         .ok();
-        return Ok(());
+        return Ok(verdict);
     }
     let (fa, fb) = (Figures::of(&ra), Figures::of(&rb));
     let opt_ms = |v: Option<f64>| v.map(ms).unwrap_or_else(|| "-".into());
@@ -365,7 +415,7 @@ fn run_compare(doc: &Document, cmp: &Comparison, o: &RunOptions) -> Result<(), S
     for (name, va, vb) in rows {
         writeln!(out, "{name:<28}  {va:>wa$}  {vb}").ok();
     }
-    Ok(())
+    Ok(verdict)
 }
 
 fn ms(v: f64) -> String {
@@ -437,9 +487,14 @@ fn summary(r: &Report) -> String {
             k.duplicates,
             k.lost,
             if k.exactly_once {
-                "exactly-once"
+                "exactly-once".to_string()
+            } else if k.unattributed_lost > 0 {
+                format!(
+                    "NOT exactly-once ({} lost that no failure explains)",
+                    k.unattributed_lost
+                )
             } else {
-                "NOT exactly-once"
+                "NOT exactly-once".to_string()
             }
         );
     }

@@ -103,7 +103,7 @@ impl Engine {
             let oldest = ((self.now.saturating_sub(retention)) as f64 * rate / 1e6).ceil() as u64;
             if offset < oldest {
                 let lost = oldest.min(produced) - offset;
-                self.records_expired(t, op, lost);
+                self.records_expired(t, op, offset, lost);
                 offset = oldest.min(produced);
                 self.tasks[t].state = OpState::Source { offset };
             }
