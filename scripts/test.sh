@@ -2,7 +2,8 @@
 # Runs every test layer of the playground and fails if any fails:
 #   1 format   cargo fmt --check
 #   2 lint     cargo clippy -D warnings, natively (all targets) and for wasm32 (the UI)
-#   3 native   cargo test: unit, integration and doc tests
+#   3 native   cargo test: unit, integration and doc tests, then 3,000 more property seeds
+#              in a release build (tests/engine_properties.rs)
 #   4 wasm     tests/wasm_*.rs in headless Chromium (wasm-bindgen-test-runner)
 #   5 e2e      the release site built, served on 127.0.0.1, driven by playwright-core
 # Each layer's full output goes to target/test-logs/<layer>.log; the terminal gets
@@ -53,8 +54,12 @@ layer_lint() {
         step lint cargo clippy --target wasm32-unknown-unknown --lib "${WASM_TESTS[@]}" -- -D warnings
 }
 
+# The debug `cargo test` runs the first 320 property seeds; the release build runs the
+# next 3,000 (seeds 321..3320), so no seed runs twice.
 layer_native() {
-    step native cargo test --no-fail-fast
+    step native cargo test --no-fail-fast &&
+        step native env CP_PROPERTY_BASE=321 CP_PROPERTY_CASES=3000 \
+            cargo test --release --test engine_properties random -- --nocapture
 }
 
 layer_wasm() {
@@ -115,7 +120,8 @@ summary() {
             lines=$(grep -E '^(warning|error)(\[|:)' "$log" | sort | uniq -c | head -n 20 || true)
             echo "${lines:-  clippy: no warnings, native (all targets) and wasm32 (lib + browser tests)}" ;;
         native | wasm)
-            grep -E '^test result:' "$log" | sed 's/^/  /' ;;
+            grep -E '^test result:' "$log" | sed 's/^/  /'
+            grep -E '^[0-9]+ random cases from seed' "$log" | sed 's/^/  /' || true ;;
         e2e)
             grep -E 'bytes raw' "$log" | sed 's/^/ /'
             grep -E '^ℹ (tests|pass|fail|duration_ms)' "$log" | sed 's/^/  /' ;;

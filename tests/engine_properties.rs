@@ -8,9 +8,16 @@
 //! - at-least-once: nothing lost;
 //! - no buffer leak once the job finished; the same seed gives the same event hash.
 //!
-//! `CP_PROPERTY_CASES` sets the number of cases (default 320; the long mode in
-//! `scripts/test.sh --long` runs thousands). A failure prints its seed and the command that
-//! replays it: `CP_SEED=<seed> cargo test --test engine_properties replay -- --nocapture`.
+//! Half the seeds draw jobs whose gates mix pointwise (forward, rescale), broadcast and
+//! all-to-all (hash, rebalance) inputs, which force alignment on some inputs and not others.
+//!
+//! `CP_PROPERTY_CASES` sets the number of cases (default 320, the debug `cargo test`);
+//! `scripts/test.sh` also runs 3,000 in a release build, and long runs take 20,000+ with
+//! `CP_PROPERTY_BASE` to start elsewhere. Every run prints its seed range; a failure prints
+//! its seed, the replay command
+//! (`CP_SEED=<seed> cargo test --release --test engine_properties replay -- --nocapture`)
+//! and the failing job shrunk (operators, edges, events, parallelism, records dropped and
+//! failures moved earlier while the failure keeps its kind) as a scenario JSON.
 
 mod common;
 use checkpoint_playground::engine::spec::{
@@ -81,11 +88,29 @@ fn keyed_states(e: &Engine) -> Vec<std::collections::BTreeMap<u64, i64>> {
     per_op
 }
 
-/// The job of a case, failure-free, and the failure-free run's end time.
+/// Whether seed `seed` draws a job whose gates mix pointwise, broadcast and all-to-all
+/// inputs (half the seeds). Drawn from its own stream, so the other half replay the cases
+/// their seeds drew before mixed gates existed; `CP_MIXED_GATES=0` (or `1`) forces it, e.g.
+/// to replay an older seed (issue 20's seed 2381 is `CP_MIXED_GATES=0 CP_SEED=2381`).
+fn mixed_gates(seed: u64) -> bool {
+    match std::env::var("CP_MIXED_GATES").as_deref() {
+        Ok("0") => false,
+        Ok("1") => true,
+        _ => Gen::new(seed ^ 0x20_2381).below(2) == 0,
+    }
+}
+
+/// The job of a case, failure-free, and the generator to draw its failures with.
 fn draw(seed: u64) -> (&'static str, Gen, JobSpec) {
     let mut g = Gen::new(seed);
     let (mode_name, mode) = MODES[g.below(MODES.len() as u64) as usize];
-    let spec = random_job(&mut g, 6, SinkDelivery::TwoPhaseCommit, mode);
+    let spec = random_job_with(
+        &mut g,
+        6,
+        SinkDelivery::TwoPhaseCommit,
+        mode,
+        mixed_gates(seed),
+    );
     (mode_name, g, spec)
 }
 
@@ -107,57 +132,86 @@ fn with_failures(g: &mut Gen, spec: &JobSpec, end: u64) -> (JobSpec, u64) {
     (failing, n_failures)
 }
 
-/// One property case; `Err` explains what broke.
-fn case(seed: u64) -> Result<String, String> {
-    let (mode_name, mut g, spec) = draw(seed);
-    let base = run_checked(spec.clone(), false)?;
+enum Outcome {
+    Passed(String),
+    Skipped(String),
+}
+
+/// The kind of a failure message, kept while shrinking: its words after the mode up to the
+/// first colon, parenthesis or "after" ("broken guarantee", "keyed state differs from the
+/// failure-free run", "stalled", "invariant broken", "panic", …).
+fn class(message: &str) -> String {
+    let rest = message.split_once(": ").map_or(message, |(_, r)| r);
+    let head = rest.split([':', '(']).next().unwrap_or(rest);
+    head.split(" after ")
+        .next()
+        .unwrap_or(head)
+        .trim()
+        .to_string()
+}
+
+/// `run_checked`, its errors labelled with the mode and their kind.
+fn run_labelled(mode_name: &str, spec: JobSpec, every_step: bool) -> Result<Run, String> {
+    run_checked(spec, every_step).map_err(|m| {
+        if m.starts_with("runaway") || m.starts_with("invalid spec") {
+            format!("{mode_name}: {m}")
+        } else {
+            format!("{mode_name}: invariant broken: {m}")
+        }
+    })
+}
+
+/// Checks one job with its failure events (the failure-free run is the same job without
+/// them): invariants after every event, no stall, no leak, the same run twice, every
+/// sink's guarantee (`Engine::broken_guarantees`, as `--require-exactly-once` decides) and,
+/// in exactly-once modes, keyed state equal to the failure-free run's.
+fn check(mode_name: &str, failing: &JobSpec, twice: bool) -> Result<Outcome, String> {
+    let mut spec = failing.clone();
+    spec.events
+        .retain(|e| !matches!(e.action, Action::Fail { .. }));
+    let n_failures = failing.events.len() - spec.events.len();
+    let base = run_labelled(mode_name, spec, false)?;
     if base.engine.status != JobStatus::Finished {
         if base.progressing {
-            return Ok(format!(
+            return Ok(Outcome::Skipped(format!(
                 "{mode_name}: SKIPPED, too slow to finish in the run (still progressing)"
-            ));
+            )));
         }
         return Err(format!(
-            "{mode_name}: failure-free run stalled: no record moved in the last fifth ({:?} at {}us)",
+            "{mode_name}: stalled: the failure-free run moved no record in its last fifth ({:?} at {}us)",
             base.engine.status, base.engine.now
         ));
     }
     let base = base.engine;
-    let (failing, n_failures) = with_failures(&mut g, &spec, base.now);
-    let run = run_checked(failing.clone(), true)?;
+    let run = run_labelled(mode_name, failing.clone(), true)?;
     if run.engine.status != JobStatus::Finished {
         if run.progressing {
-            return Ok(format!(
+            return Ok(Outcome::Skipped(format!(
                 "{mode_name}: SKIPPED, too slow to finish after {n_failures} failures"
-            ));
+            )));
         }
         return Err(format!(
-            "{mode_name}: run with {n_failures} failures stalled ({:?} at {}us)",
+            "{mode_name}: stalled: the run with {n_failures} failures moved no record in its last fifth ({:?} at {}us)",
             run.engine.status, run.engine.now
         ));
     }
     let run = run.engine;
-    run.check_no_leak()?;
-    let again = run_checked(failing, false)?.engine;
-    if again.event_hash() != run.event_hash() {
-        return Err("same seed, different event hash".into());
-    }
-    for s in run.sink_operators() {
-        let v = run.sink_verdict(s);
-        let expected = run.expected_at_sink(s).expect("bounded");
-        if mode_name == "at-least-once" {
-            if v.lost > 0 {
-                return Err(format!(
-                    "at-least-once lost {} of {expected} records",
-                    v.lost
-                ));
-            }
-        } else if !v.exactly_once {
+    run.check_no_leak()
+        .map_err(|m| format!("{mode_name}: leak: {m}"))?;
+    if twice {
+        let again = run_labelled(mode_name, failing.clone(), false)?.engine;
+        if again.event_hash() != run.event_hash() {
             return Err(format!(
-                "{mode_name}: not exactly-once after {n_failures} failures: {} duplicates, {} lost of {expected}",
-                v.duplicates, v.lost
+                "{mode_name}: nondeterministic: same seed, different event hash"
             ));
         }
+    }
+    let broken = run.broken_guarantees();
+    if !broken.is_empty() {
+        return Err(format!(
+            "{mode_name}: broken guarantee after {n_failures} failures: {}",
+            broken.join("; ")
+        ));
     }
     let (after, before) = (keyed_states(&run), keyed_states(&base));
     if mode_name != "at-least-once" && after != before {
@@ -182,11 +236,196 @@ fn case(seed: u64) -> Result<String, String> {
             diff.join("; ")
         ));
     }
-    Ok(format!(
+    Ok(Outcome::Passed(format!(
         "{mode_name}, {} operators, {n_failures} failures, {} checkpoints",
-        spec.operators.len(),
+        failing.operators.len(),
         run.coordinator.history.len()
-    ))
+    )))
+}
+
+/// `check`, with a panic turned into a failure message.
+fn check_caught(mode_name: &str, failing: &JobSpec, twice: bool) -> Result<Outcome, String> {
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        check(mode_name, failing, twice)
+    }));
+    std::panic::set_hook(hook);
+    r.unwrap_or_else(|p| {
+        let what = p
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default();
+        Err(format!("{mode_name}: panic: {what}"))
+    })
+}
+
+/// The job and failures of seed `seed`.
+fn failing_case(seed: u64) -> Result<(&'static str, JobSpec), String> {
+    let (mode_name, mut g, spec) = draw(seed);
+    let mut base =
+        Engine::new(spec.clone()).map_err(|e| format!("{mode_name}: invalid spec: {e}"))?;
+    let mut steps = 0u64;
+    while base.step() {
+        steps += 1;
+        if steps > 20_000_000 {
+            return Err(format!("{mode_name}: runaway: more than 20M events"));
+        }
+    }
+    let (failing, _) = with_failures(&mut g, &spec, base.now);
+    Ok((mode_name, failing))
+}
+
+/// One property case; `Err` explains what broke.
+fn case(seed: u64) -> Result<Outcome, String> {
+    let (mode_name, failing) = failing_case(seed)?;
+    check_caught(mode_name, &failing, true)
+}
+
+/// Every other non-source operator has an input and every non-sink an output.
+fn connected(spec: &JobSpec) -> bool {
+    spec.operators.iter().all(|o| {
+        let is_source = matches!(o.kind, OperatorKind::Source(_));
+        let is_sink = matches!(o.kind, OperatorKind::Sink { .. });
+        (is_source || spec.edges.iter().any(|e| e.to == o.id))
+            && (is_sink || spec.edges.iter().any(|e| e.from == o.id))
+    })
+}
+
+/// Smaller variants of a failing job, most reducing first: drop an operator, an edge or an
+/// event; lower a parallelism; move a failure earlier; read fewer records.
+fn shrink_candidates(spec: &JobSpec) -> Vec<JobSpec> {
+    let mut out = Vec::new();
+    let sources = spec
+        .operators
+        .iter()
+        .filter(|o| matches!(o.kind, OperatorKind::Source(_)))
+        .count();
+    for o in &spec.operators {
+        let is_source = matches!(o.kind, OperatorKind::Source(_));
+        if matches!(o.kind, OperatorKind::Sink { .. }) || (is_source && sources == 1) {
+            continue;
+        }
+        let mut s = spec.clone();
+        s.operators.retain(|x| x.id != o.id);
+        s.edges.retain(|e| e.from != o.id && e.to != o.id);
+        s.events
+            .retain(|e| !matches!(&e.action, Action::Fail { operator, .. } if *operator == o.id));
+        out.push(s);
+    }
+    for i in 0..spec.edges.len() {
+        let mut s = spec.clone();
+        s.edges.remove(i);
+        out.push(s);
+    }
+    for i in 0..spec.events.len() {
+        let mut s = spec.clone();
+        s.events.remove(i);
+        out.push(s);
+    }
+    for i in 0..spec.operators.len() {
+        if spec.operators[i].parallelism > 1 {
+            let mut s = spec.clone();
+            let p = s.operators[i].parallelism - 1;
+            s.operators[i].parallelism = p;
+            let id = s.operators[i].id.clone();
+            for e in s.events.iter_mut() {
+                if let Action::Fail { operator, subtask } = &mut e.action {
+                    if *operator == id {
+                        *subtask = (*subtask).min(p - 1);
+                    }
+                }
+            }
+            out.push(s);
+        }
+    }
+    for i in 0..spec.events.len() {
+        for f in [2, 4] {
+            let mut s = spec.clone();
+            let at = s.events[i].at;
+            s.events[i].at = (at - at / f).max(1);
+            if s.events[i].at < at {
+                out.push(s);
+            }
+        }
+    }
+    for i in 0..spec.operators.len() {
+        if let OperatorKind::Source(src) = &spec.operators[i].kind {
+            if let Some(n) = src.records.filter(|&n| n > 10) {
+                let mut s = spec.clone();
+                if let OperatorKind::Source(src) = &mut s.operators[i].kind {
+                    src.records = Some(n / 2);
+                }
+                out.push(s);
+            }
+        }
+    }
+    out.retain(|s| connected(s) && s.validate().is_ok());
+    out
+}
+
+/// Reduces a failing job greedily (proptest-style) to one where every smaller variant
+/// passes or fails differently; `budget` bounds the runs.
+fn shrink(
+    mode_name: &str,
+    spec: JobSpec,
+    message: &str,
+    budget: usize,
+) -> (JobSpec, String, usize) {
+    let want = class(message);
+    let (mut best, mut best_msg, mut runs) = (spec, message.to_string(), 0);
+    'outer: while runs < budget {
+        for candidate in shrink_candidates(&best) {
+            runs += 1;
+            if let Err(m) = check_caught(mode_name, &candidate, want.contains("nondeterministic")) {
+                if class(&m) == want {
+                    best = candidate;
+                    best_msg = m;
+                    continue 'outer;
+                }
+            }
+            if runs >= budget {
+                break 'outer;
+            }
+        }
+        break;
+    }
+    (best, best_msg, runs)
+}
+
+/// Prints a failing seed with its minimal scenario and how to replay both.
+fn report_failure(seed: u64, message: &str) {
+    eprintln!("seed {seed} FAILED: {message}");
+    eprintln!("  replay: CP_SEED={seed} cargo test --release --test engine_properties replay -- --nocapture");
+    let Ok((mode_name, failing)) = failing_case(seed) else {
+        return;
+    };
+    print_shrunk(mode_name, failing, message, &format!("seed {seed}"));
+}
+
+/// Shrinks a failing job and prints the minimal one as a scenario JSON.
+fn print_shrunk(mode_name: &str, failing: JobSpec, message: &str, what: &str) {
+    let budget = std::env::var("CP_SHRINK_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(400);
+    let (minimal, minimal_msg, runs) = shrink(mode_name, failing.clone(), message, budget);
+    let mut named = minimal;
+    named.name = format!("{what}, shrunk: {}", class(message));
+    let json = checkpoint_playground::scenario::to_json_pretty(
+        &checkpoint_playground::scenario::from_spec(&named),
+    );
+    eprintln!(
+        "  shrunk in {runs} runs from {} operators, {} edges, {} events to {} operators, {} edges, {} events: {minimal_msg}",
+        failing.operators.len(),
+        failing.edges.len(),
+        failing.events.len(),
+        named.operators.len(),
+        named.edges.len(),
+        named.events.len()
+    );
+    eprintln!("  minimal scenario (save as a file; `checkpoint-playground run FILE --require-exactly-once` replays it):\n{json}");
 }
 
 #[test]
@@ -199,39 +438,79 @@ fn random_dags_with_failures_keep_their_guarantees() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(1);
+    println!(
+        "property seeds {base}..{} (CP_PROPERTY_BASE={base} CP_PROPERTY_CASES={cases})",
+        base + cases
+    );
     let mut failures = Vec::new();
-    let mut skipped = 0;
+    let mut skipped = Vec::new();
+    let mut mixed = 0;
     for seed in base..base + cases {
+        mixed += mixed_gates(seed) as u64;
         match case(seed) {
-            Ok(m) if m.contains("SKIPPED") => {
-                skipped += 1;
+            Ok(Outcome::Skipped(m)) => {
                 println!("seed {seed}: {m}");
+                skipped.push(seed);
             }
-            Ok(_) => {}
+            Ok(Outcome::Passed(_)) => {}
             Err(m) => {
-                eprintln!("seed {seed} FAILED: {m}\n  replay: CP_SEED={seed} cargo test --test engine_properties replay -- --nocapture");
+                report_failure(seed, &m);
                 failures.push(seed);
             }
         }
     }
+    println!(
+        "{cases} random cases from seed {base} ({mixed} with mixed gates): {} passed, {} skipped as too slow to finish {skipped:?}, {} failed {failures:?}",
+        cases as usize - skipped.len() - failures.len(),
+        skipped.len(),
+        failures.len()
+    );
     assert!(
-        skipped * 20 <= cases,
-        "{skipped} of {cases} cases too slow to finish: the generator needs smaller jobs"
+        skipped.len() as u64 * 20 <= cases,
+        "{} of {cases} cases too slow to finish: the generator needs smaller jobs",
+        skipped.len()
     );
     assert!(
         failures.is_empty(),
         "{} of {cases} cases failed; seeds {failures:?}",
         failures.len()
     );
-    println!("{cases} random cases passed ({skipped} skipped as too slow to finish)");
 }
 
 #[test]
 fn replay() {
     if let Some(seed) = std::env::var("CP_SEED").ok().and_then(|v| v.parse().ok()) {
         match case(seed) {
-            Ok(m) => println!("seed {seed}: ok ({m})"),
-            Err(m) => panic!("seed {seed}: {m}"),
+            Ok(Outcome::Passed(m) | Outcome::Skipped(m)) => println!("seed {seed}: ok ({m})"),
+            Err(m) => {
+                report_failure(seed, &m);
+                panic!("seed {seed}: {m}");
+            }
+        }
+    }
+}
+
+/// Shrinks a failing scenario file: `CP_SHRINK_FILE=path.json cargo test --release --test
+/// engine_properties shrink_file -- --nocapture` prints its minimal failing variant.
+#[test]
+fn shrink_file() {
+    let Ok(path) = std::env::var("CP_SHRINK_FILE") else {
+        return;
+    };
+    let text = std::fs::read_to_string(&path).unwrap();
+    let spec = checkpoint_playground::scenario::to_spec(
+        &checkpoint_playground::scenario::parse_json(&text).unwrap(),
+    )
+    .unwrap();
+    let mode_name = match spec.config.mode {
+        checkpoint_playground::engine::config::CheckpointingMode::AtLeastOnce => "at-least-once",
+        _ => "exactly-once",
+    };
+    match check_caught(mode_name, &spec, true) {
+        Ok(_) => println!("{path}: passes, nothing to shrink"),
+        Err(m) => {
+            eprintln!("{path} FAILED: {m}");
+            print_shrunk(mode_name, spec, &m, &path);
         }
     }
 }

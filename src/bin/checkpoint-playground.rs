@@ -7,7 +7,9 @@
 //! that cannot be read or written, a file or standard input over 1 MiB, a scenario past
 //! the cost limits (`scenario::cost`). Invalid input never panics. A scenario the engine
 //! cannot run in real time gets one `note: … runs at ~0.2× real time …` line on standard
-//! error before it runs.
+//! error before it runs. 3 when `--require-exactly-once` is given and a sink broke its
+//! guarantee (`Engine::broken_guarantees`), with one `exactly-once required: …` line per
+//! sink on standard error after the summary or report.
 
 use checkpoint_playground::engine::report::Report;
 use checkpoint_playground::engine::time::{format_bytes, format_duration, parse_duration, Micros};
@@ -45,13 +47,18 @@ RUN OPTIONS:
   --set KEY=VALUE        override a Flink config option (repeatable), e.g.
                          --set execution.checkpointing.unaligned.enabled=true
   --sink-output FILE     write every committed sink record, one JSON object a line
+  --require-exactly-once exit 3, with one line per sink on stderr, when a sink broke its
+                         guarantee: an exactly-once sink (two-phase commit or
+                         idempotent under EXACTLY_ONCE) with duplicates or losses, or
+                         any sink that lost records (with --compare: in either run)
   --compare A|B          run the scenario twice, differing only in checkpoint mode, and
                          print both runs' key figures side by side; A and B are
                          aligned, unaligned or timeout:DURATION (e.g. aligned|unaligned,
                          aligned|timeout:200ms). A scenario with a \"compare\" field
                          is compared without the flag. --json prints {\"a\", \"b\"} reports
 
-Exit status: 0 on success, 2 on invalid input (one line on stderr).";
+Exit status: 0 on success, 2 on invalid input (one line on stderr), 3 when
+--require-exactly-once is given and a sink broke its guarantee.";
 
 /// An error at `path` (quoted as a short excerpt: paths here are often user input).
 fn fail(path: impl Into<String>, message: impl Into<String>) -> ScenarioError {
@@ -73,12 +80,19 @@ struct RunOptions {
     sets: Vec<String>,
     sink_output: Option<String>,
     compare: Option<String>,
+    require_exactly_once: bool,
 }
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match dispatch(&args) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(Verdict::Kept) => ExitCode::SUCCESS,
+        Ok(Verdict::Broken(lines)) => {
+            for line in lines {
+                eprintln!("exactly-once required: {line}");
+            }
+            ExitCode::from(3)
+        }
         Err(e) => {
             let line = e.to_string().replace(['\n', '\r'], " ");
             eprintln!("error: {line}");
@@ -87,11 +101,25 @@ fn main() -> ExitCode {
     }
 }
 
-fn dispatch(args: &[String]) -> Result<(), ScenarioError> {
+/// What `--require-exactly-once` found (always `Kept` without the flag).
+enum Verdict {
+    Kept,
+    Broken(Vec<String>),
+}
+
+fn dispatch(args: &[String]) -> Result<Verdict, ScenarioError> {
     let Some(command) = args.first() else {
         println!("{USAGE}");
-        return Ok(());
+        return Ok(Verdict::Kept);
     };
+    if command == "run" {
+        return run(parse_run(&args[1..])?);
+    }
+    other_command(args).map(|()| Verdict::Kept)
+}
+
+fn other_command(args: &[String]) -> Result<(), ScenarioError> {
+    let command = &args[0];
     let rest = &args[1..];
     match command.as_str() {
         "-h" | "--help" | "help" => {
@@ -108,10 +136,13 @@ fn dispatch(args: &[String]) -> Result<(), ScenarioError> {
             }
             Ok(())
         }
-        "run" => run(parse_run(rest)?),
         "link" => {
             let opts = parse_run(rest)?;
-            if opts.json || opts.until.is_some() || opts.sink_output.is_some() {
+            if opts.json
+                || opts.until.is_some()
+                || opts.sink_output.is_some()
+                || opts.require_exactly_once
+            {
                 return Err(fail("link", "takes only a scenario and --set options"));
             }
             let doc = load(&opts)?;
@@ -164,6 +195,7 @@ fn parse_run(args: &[String]) -> Result<RunOptions, ScenarioError> {
         };
         match flag {
             "--json" => o.json = true,
+            "--require-exactly-once" => o.require_exactly_once = true,
             "--until" => o.until = Some(value("--until")?),
             "--set" => o.sets.push(value("--set")?),
             "--sink-output" => o.sink_output = Some(value("--sink-output")?),
@@ -272,7 +304,8 @@ fn read_capped(path: &str) -> Result<String, ScenarioError> {
     })
 }
 
-fn run(o: RunOptions) -> Result<(), ScenarioError> {
+/// Runs a scenario; the verdict is `Broken` only with `--require-exactly-once`.
+fn run(o: RunOptions) -> Result<Verdict, ScenarioError> {
     let mut doc = load(&o)?;
     if let Some(text) = &o.compare {
         doc.compare = Some(Comparison::parse(text, "--compare")?);
@@ -334,15 +367,23 @@ fn run(o: RunOptions) -> Result<(), ScenarioError> {
     } else {
         write!(out, "{}", summary(&report)).ok();
     }
-    Ok(())
+    Ok(required(&o, engine.broken_guarantees()))
+}
+
+fn required(o: &RunOptions, broken: Vec<String>) -> Verdict {
+    if o.require_exactly_once && !broken.is_empty() {
+        Verdict::Broken(broken)
+    } else {
+        Verdict::Kept
+    }
 }
 
 /// Runs both variants of a comparison (to `--until` if given) and prints their figures
 /// side by side, or both reports as JSON.
-fn run_compare(doc: &Document, cmp: &Comparison, o: &RunOptions) -> Result<(), ScenarioError> {
+fn run_compare(doc: &Document, cmp: &Comparison, o: &RunOptions) -> Result<Verdict, ScenarioError> {
     let (a, b) = scenario::compare::variants(doc, cmp)?;
     let (until, extends) = until(o)?;
-    let report = |d: &Document| -> Result<Report, ScenarioError> {
+    let report = |d: &Document, label: String| -> Result<(Report, Vec<String>), ScenarioError> {
         let mut spec = scenario::to_spec(d)?;
         if let Some(t) = until.filter(|t| extends && *t > spec.duration) {
             spec.duration = t;
@@ -353,7 +394,12 @@ fn run_compare(doc: &Document, cmp: &Comparison, o: &RunOptions) -> Result<(), S
         let mut engine = Engine::new(spec)?;
         engine.keep_sink_records(false);
         engine.run_until(until.unwrap_or(u64::MAX));
-        Ok(engine.report())
+        let broken = engine
+            .broken_guarantees()
+            .into_iter()
+            .map(|l| format!("{label}: {l}"))
+            .collect();
+        Ok((engine.report(), broken))
     };
     if let Some(note) = scenario::to_spec(&a)
         .ok()
@@ -361,7 +407,10 @@ fn run_compare(doc: &Document, cmp: &Comparison, o: &RunOptions) -> Result<(), S
     {
         eprintln!("note: each run of this scenario {note}");
     }
-    let (ra, rb) = (report(&a)?, report(&b)?);
+    let ((ra, mut broken), (rb, broken_b)) =
+        (report(&a, cmp.a.label())?, report(&b, cmp.b.label())?);
+    broken.extend(broken_b);
+    let verdict = required(o, broken);
     let mut out = std::io::stdout().lock();
     if o.json {
         let json = serde_json::json!({"compare": cmp, "a": ra, "b": rb});
@@ -371,7 +420,7 @@ fn run_compare(doc: &Document, cmp: &Comparison, o: &RunOptions) -> Result<(), S
             serde_json::to_string_pretty(&json).expect("reports serialize")
         )
         .ok();
-        return Ok(());
+        return Ok(verdict);
     }
     let (fa, fb) = (Figures::of(&ra), Figures::of(&rb));
     let opt_ms = |v: Option<f64>| v.map(ms).unwrap_or_else(|| "-".into());
@@ -432,7 +481,7 @@ fn run_compare(doc: &Document, cmp: &Comparison, o: &RunOptions) -> Result<(), S
     for (name, va, vb) in rows {
         writeln!(out, "{name:<28}  {va:>wa$}  {vb}").ok();
     }
-    Ok(())
+    Ok(verdict)
 }
 
 fn ms(v: f64) -> String {
@@ -504,9 +553,14 @@ fn summary(r: &Report) -> String {
             k.duplicates,
             k.lost,
             if k.exactly_once {
-                "exactly-once"
+                "exactly-once".to_string()
+            } else if k.unattributed_lost > 0 {
+                format!(
+                    "NOT exactly-once ({} lost that no failure explains)",
+                    k.unattributed_lost
+                )
             } else {
-                "NOT exactly-once"
+                "NOT exactly-once".to_string()
             }
         );
     }

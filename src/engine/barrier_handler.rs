@@ -20,7 +20,7 @@ use super::config::{BarrierKind, CheckpointingMode, EngineConfig};
 use super::log::LogKind;
 use super::network::{Barrier, Event, Item, Persist};
 use super::runtime::{Engine, Ev};
-use super::task::Mail;
+use super::task::{Mail, TaskStatus};
 use super::time::Micros;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -121,6 +121,13 @@ impl Engine {
             }
             return;
         }
+        // A newer barrier subsumes the pending checkpoint first, whatever happens to the
+        // newer one (`checkNewCheckpoint` → `cancelSubsumedCheckpoint`); otherwise the
+        // branches below would move on and leave the old one half-done at this task.
+        if self.tasks[t].handler.pending && id > self.tasks[t].handler.current_id {
+            let old = self.tasks[t].handler.current_id;
+            self.abort_pending_at_task(t, old, "CHECKPOINT_DECLINED_SUBSUMED", true);
+        }
         if self.tasks[t].aborted.contains(&id) {
             // Notified as aborted before its barrier came: skip it, tell downstream.
             self.tasks[t].handler.current_id = id;
@@ -132,7 +139,7 @@ impl Engine {
             self.broadcast_cancel(t, id);
             return;
         }
-        if self.tasks[t].status == super::task::TaskStatus::Recovering {
+        if self.tasks[t].status == TaskStatus::Recovering {
             self.tasks[t].handler.current_id = id;
             self.tasks[t].handler.last_cancelled_or_completed = id;
             if barrier.kind.blocks_upstream() {
@@ -141,10 +148,6 @@ impl Engine {
             }
             self.decline(t, id, "CHECKPOINT_DECLINED_TASK_NOT_READY");
             return;
-        }
-        if self.tasks[t].handler.pending && id > self.tasks[t].handler.current_id {
-            let old = self.tasks[t].handler.current_id;
-            self.abort_pending_at_task(t, old, "CHECKPOINT_DECLINED_SUBSUMED", true);
         }
         if !self.tasks[t].handler.pending {
             self.start_alignment(t, barrier);
@@ -196,8 +199,11 @@ impl Engine {
         h.target = open;
         h.trigger_ts = barrier.timestamp;
         self.begin_subtask_checkpoint(t, barrier);
-        if self.tasks[t].handler.alternating && barrier.original == BarrierKind::TimeoutableAligned
-        {
+        // Only a timeout-capable barrier registers the alignment timer (`checkNewCheckpoint`:
+        // `barrier.getCheckpointOptions().isTimeoutable()`). A forced-aligned one, on an
+        // input of a task with a pointwise or broadcast input, is not: that task aligns
+        // however long it takes, and only its outputs may turn unaligned.
+        if self.tasks[t].handler.alternating && barrier.kind == BarrierKind::TimeoutableAligned {
             let at = barrier.timestamp + self.config.aligned_checkpoint_timeout;
             if at > self.now {
                 self.schedule(at, Ev::Mail(t, Mail::AlignmentTimeout(barrier.id)));
@@ -416,6 +422,11 @@ impl Engine {
             return;
         }
         if h.pending {
+            return;
+        }
+        // A checkpoint notified as aborted, or a task still recovering, starts nothing here:
+        // the barrier stays queued and `handler_barrier` skips or declines it when read.
+        if self.tasks[t].aborted.contains(&id) || self.tasks[t].status == TaskStatus::Recovering {
             return;
         }
         // Timed out before any barrier was processed: prioritize an announced barrier.

@@ -494,6 +494,10 @@ impl Engine {
             ),
         );
         self.schedule(now + self.config.rpc_latency, Ev::Ack(t, id));
+        if self.tasks[t].status == TaskStatus::Finishing {
+            // A finishing task waits for its checkpoints in progress to be acknowledged.
+            self.wake(t, now);
+        }
     }
 
     pub(crate) fn decline(&mut self, t: usize, id: u64, reason: &str) {
@@ -614,7 +618,8 @@ impl Engine {
         if self.tasks[t].status == TaskStatus::Finishing
             && self.tasks[t].final_checkpoint.is_some_and(|f| f <= id)
         {
-            self.finish_task(t);
+            self.tasks[t].final_checkpoint_completed = true;
+            self.maybe_finish(t);
         }
     }
 

@@ -13,7 +13,7 @@ use super::config::BarrierKind;
 use super::log::LogKind;
 use super::network::{push_priority, Barrier, Buffer, Channel, Event, InFlight, Item, Persist};
 use super::runtime::{Engine, Ev};
-use super::task::{Activity, Mail};
+use super::task::{Activity, Mail, TaskStatus};
 
 /// Bytes of data buffers queued, being filled, on the wire or received on a channel.
 pub fn channel_data_bytes(c: &Channel) -> u64 {
@@ -387,6 +387,11 @@ impl Engine {
 
     /// The task finished deserializing a buffer of channel `c`.
     pub(crate) fn buffer_consumed(&mut self, c: usize, recovered: bool) {
+        // The producer may be waiting at end of input for its consumers to read everything.
+        let producer = self.channels[c].from_task;
+        if self.tasks[producer].status == TaskStatus::Finishing {
+            self.wake(producer, self.now);
+        }
         if recovered {
             let ch = &mut self.channels[c];
             ch.recovered_buffers -= 1;

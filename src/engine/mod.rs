@@ -12,7 +12,7 @@
 //! as data) with `flow` (flow-control operations), [`task`] and `task_loop` (the mailbox
 //! task), [`barrier_handler`], [`checkpoint`] (subtask side), [`channel_state`] (writers and
 //! storage), [`coordinator`], [`recovery`], [`sinks`] (external systems and the
-//! exactly-once verdict), [`log`], `stats` and [`report`].
+//! exactly-once verdict), [`loss`] (which failure lost a missing record), [`log`], `stats` and [`report`].
 
 pub mod barrier_handler;
 pub mod channel_state;
@@ -24,6 +24,7 @@ mod flow;
 pub mod graph;
 mod invariants;
 pub mod log;
+pub mod loss;
 pub mod network;
 pub mod record;
 pub mod recovery;

@@ -137,6 +137,7 @@ impl Engine {
                 }
             }
             // Operator state.
+            let mut offsets = BTreeMap::new();
             for t in 0..self.tasks.len() {
                 if let Some(state) = cp.states.get(&t) {
                     self.tasks[t].state = state.clone();
@@ -144,6 +145,7 @@ impl Engine {
                 let sub = self.tasks[t].index;
                 let op = self.tasks[t].operator;
                 if let OpState::Source { offset } = self.tasks[t].state {
+                    offsets.insert((op, sub), offset);
                     let hw = self.source_high_water.get(&(op, sub)).copied().unwrap_or(0);
                     replayed += hw.saturating_sub(offset);
                     self.tasks[t].high_water = offset;
@@ -157,6 +159,7 @@ impl Engine {
                     }
                 }
             }
+            self.note_restored_offsets(offsets);
             // Channel state.
             if drop_inflight {
                 lost += self.count_dropped(&cp.input_state) + self.count_dropped(&cp.output_state);
@@ -181,6 +184,7 @@ impl Engine {
                 format!("job restarted from checkpoint {}: sources rewound, {recovered_inflight} in-flight records recovered", cp.id),
             );
         } else {
+            self.note_restored_offsets(BTreeMap::new());
             for t in 0..self.tasks.len() {
                 let key = (self.tasks[t].operator, self.tasks[t].index);
                 if self.tasks[t].is_source {
@@ -221,24 +225,17 @@ impl Engine {
         })
     }
 
+    /// Books the dropped in-flight records as lost; returns the sink records they were.
     fn count_dropped(&mut self, state: &BTreeMap<ChannelKey, Vec<Record>>) -> u64 {
-        let mut dropped = 0;
+        let mut lost = 0;
         for ((edge, _, _), records) in state {
             let to = self.edges[*edge].to_op;
-            self.add_lost(to, records.len() as u64);
-            dropped += records.len() as u64;
-        }
-        dropped
-    }
-
-    /// Records that entered operator `op` (or were about to) and are gone for good.
-    pub(crate) fn add_lost(&mut self, op: usize, records: u64) {
-        for s in 0..self.operators.len() {
-            let n = self.paths[op][s];
-            if n > 0 {
-                self.lost_by_sink[s] += n * records;
+            for r in records {
+                let pos = (r.lineage.source, r.lineage.subtask, r.lineage.offset);
+                lost += self.book_known_loss(to, pos, 1);
             }
         }
+        lost
     }
 
     fn pack(&mut self, c: usize, records: &[Record]) -> Vec<Buffer> {
@@ -338,14 +335,19 @@ impl Engine {
         }
     }
 
-    /// A source skipped records that expired from the external system's retention.
-    pub(crate) fn records_expired(&mut self, t: usize, op: usize, lost: u64) {
+    /// A source skipped the records at offsets `from..from + lost`, which expired from the
+    /// external system's retention.
+    pub(crate) fn records_expired(&mut self, t: usize, op: usize, from: u64, lost: u64) {
         if lost == 0 {
             return;
         }
-        self.add_lost(op, lost);
+        let sub = self.tasks[t].index as u16;
+        let mut lineages = 0;
+        for off in from..from + lost {
+            lineages += self.book_known_loss(op, (op as u16, sub, off), 1);
+        }
         if let Some(f) = self.failures.last_mut() {
-            f.lost_records += lost;
+            f.lost_records += lineages;
         }
         self.expired_records += lost;
         let name = self.tasks[t].name.clone();

@@ -79,7 +79,10 @@ pub struct FailureReport {
     /// Source records read again (rewind distance) plus recovered in-flight records.
     pub replayed_records: u64,
     pub recovered_inflight_records: u64,
-    /// Records that can never be produced again (expired from retention, dropped channel state).
+    /// Expected sink records (summed over sinks) this failure lost: expired from a source's
+    /// retention while recovering from it, dropped with channel state at its restore, or
+    /// missing at the end of the run when only this failure's restore can have lost them
+    /// (`src/engine/loss.rs`).
     pub lost_records: u64,
     pub restore_error: Option<String>,
 }
@@ -94,6 +97,9 @@ pub struct SinkReport {
     pub duplicates: u64,
     /// Expected records that are not visible and never will be.
     pub lost: u64,
+    /// Of `lost`, the records no failure explains: lost with no failure to blame, or by one
+    /// of several restores the run cannot tell apart. A correct engine keeps it at 0.
+    pub unattributed_lost: u64,
     /// Records written into open transactions, not yet visible.
     pub pending_records: u64,
     pub exactly_once: bool,

@@ -153,6 +153,13 @@ pub struct Engine {
     pub samples: Vec<Sample>,
     /// Per sink operator: expected records known lost (expired, dropped channel state).
     pub lost_by_sink: Vec<u64>,
+    /// Per sink operator: known losses by source position (see [`super::loss`]).
+    pub(crate) known_lost: Vec<BTreeMap<super::loss::SourcePos, u64>>,
+    /// Per failure: the source offsets its restore resumed from.
+    pub(crate) restored_offsets: Vec<BTreeMap<(usize, u32), u64>>,
+    /// Per sink operator: missing records no failure explains (set when the job finished).
+    pub unattributed_lost: Vec<u64>,
+    pub(crate) losses_attributed: bool,
     pub expired_records: u64,
     /// Highest offset each source subtask read in any attempt: (operator, subtask) → offset.
     pub source_high_water: BTreeMap<(usize, u32), u64>,
@@ -225,6 +232,10 @@ impl Engine {
             paths: Vec::new(),
             failures: Vec::new(),
             lost_by_sink: vec![0; spec.operators.len()],
+            known_lost: vec![BTreeMap::new(); spec.operators.len()],
+            restored_offsets: Vec::new(),
+            unattributed_lost: vec![0; spec.operators.len()],
+            losses_attributed: false,
             expired_records: 0,
             source_high_water: BTreeMap::new(),
             recovery_started: None,
@@ -309,6 +320,7 @@ impl Engine {
                 checkpoints: BTreeMap::new(),
                 aborted: Vec::new(),
                 final_checkpoint: None,
+                final_checkpoint_completed: false,
                 high_water: 0,
             });
         }
@@ -785,6 +797,7 @@ impl Engine {
                 LogKind::Task,
                 "job finished: every task reached the end of its input".into(),
             );
+            self.attribute_losses();
         }
     }
 

@@ -98,6 +98,21 @@ impl LineageSet {
         true
     }
 
+    /// How many lineages of source record (`source`, `subtask`, `offset`) are in the set:
+    /// one per branch path (a `flat_map` child or a route through a fan-out) it reached.
+    pub fn count_at(&self, source: u16, subtask: u16, offset: u64) -> u64 {
+        let from = (source, subtask, Vec::new());
+        self.runs
+            .range(from..)
+            .take_while(|((s, t, _), _)| (*s, *t) == (source, subtask))
+            .filter(|(_, runs)| {
+                runs.range(..=offset)
+                    .next_back()
+                    .is_some_and(|(_, &end)| offset < end)
+            })
+            .count() as u64
+    }
+
     /// Lineages in the set.
     pub fn len(&self) -> u64 {
         self.len
@@ -232,6 +247,8 @@ pub struct SinkVerdict {
     pub committed_records: u64,
     pub duplicates: u64,
     pub lost: u64,
+    /// Of `lost`, the records no failure explains (see [`super::loss`]).
+    pub unattributed_lost: u64,
     pub pending_records: u64,
     pub exactly_once: bool,
     /// Lineages every source record of the job yields here, when all sources are bounded.
@@ -286,10 +303,103 @@ impl Engine {
             committed_records: ext.committed_records(),
             duplicates,
             lost,
+            unattributed_lost: self.unattributed_lost[sink],
             pending_records,
             exactly_once: duplicates == 0 && lost == 0,
             expected,
         }
+    }
+}
+
+/// The delivery guarantee a sink promises in a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Guarantee {
+    /// Two-phase commit or idempotent, with `execution.checkpointing.mode: EXACTLY_ONCE`
+    /// (or no checkpointing): every expected record visible once.
+    ExactlyOnce,
+    /// An at-least-once sink, or any sink under `AT_LEAST_ONCE`: nothing lost.
+    AtLeastOnce,
+}
+
+impl Engine {
+    pub fn sink_guarantee(&self, sink: usize) -> Guarantee {
+        let delivery = match self.operators[sink].kind {
+            OperatorKind::Sink { delivery } => delivery,
+            _ => return Guarantee::AtLeastOnce,
+        };
+        match (delivery, self.config.mode) {
+            (
+                SinkDelivery::TwoPhaseCommit | SinkDelivery::Idempotent,
+                super::config::CheckpointingMode::ExactlyOnce,
+            ) => Guarantee::ExactlyOnce,
+            _ => Guarantee::AtLeastOnce,
+        }
+    }
+
+    /// One line per sink that broke the guarantee it promises (an exactly-once sink with a
+    /// duplicate or a loss, any sink with a loss), and one if the losses and the failures'
+    /// rows do not add up; empty when every sink kept its promise. The headless runner's
+    /// `--require-exactly-once` and the property tests both decide with this.
+    pub fn broken_guarantees(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for s in self.sink_operators() {
+            let v = self.sink_verdict(s);
+            let guarantee = self.sink_guarantee(s);
+            let broken = match guarantee {
+                Guarantee::ExactlyOnce => !v.exactly_once,
+                Guarantee::AtLeastOnce => v.lost > 0,
+            };
+            if !broken {
+                continue;
+            }
+            let of = v.expected.map(|e| format!(" of {e}")).unwrap_or_default();
+            let promise = match guarantee {
+                Guarantee::ExactlyOnce => "exactly-once",
+                Guarantee::AtLeastOnce => "at-least-once",
+            };
+            let blame: Vec<String> = self
+                .failures
+                .iter()
+                .filter(|f| f.lost_records > 0)
+                .map(|f| {
+                    format!(
+                        "{} by the failure of {}#{} at {}ms",
+                        f.lost_records, f.operator, f.subtask, f.at_ms
+                    )
+                })
+                .chain(
+                    (v.unattributed_lost > 0)
+                        .then(|| format!("{} that no failure explains", v.unattributed_lost)),
+                )
+                .collect();
+            let blame = if v.lost > 0 && !blame.is_empty() {
+                format!(" ({})", blame.join(", "))
+            } else {
+                String::new()
+            };
+            out.push(format!(
+                "sink {} promises {promise} but has {} duplicates and {} lost{of}{blame}",
+                self.operators[s].id, v.duplicates, v.lost
+            ));
+        }
+        if self.status == super::runtime::JobStatus::Finished {
+            let lost: u64 = self
+                .sink_operators()
+                .iter()
+                .map(|&s| self.sink_verdict(s).lost)
+                .sum();
+            let booked: u64 = self
+                .sink_operators()
+                .iter()
+                .map(|&s| self.lost_by_sink[s] + self.unattributed_lost[s])
+                .sum();
+            if lost != booked {
+                out.push(format!(
+                    "loss accounting disagrees: the sinks miss {lost} records, the failures and the unattributed count book {booked}"
+                ));
+            }
+        }
+        out
     }
 }
 

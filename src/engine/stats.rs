@@ -95,6 +95,7 @@ pub fn build_report(engine: &Engine) -> Report {
                 committed_records: v.committed_records,
                 duplicates: v.duplicates,
                 lost: v.lost,
+                unattributed_lost: v.unattributed_lost,
                 pending_records: v.pending_records,
                 exactly_once: v.exactly_once,
             }

@@ -134,6 +134,9 @@ pub struct Task {
     pub aborted: Vec<u64>,
     /// The id of a checkpoint snapshotted after end of input (what finishing waits for).
     pub final_checkpoint: Option<u64>,
+    /// That checkpoint (or a later one) completed: the first of the two conditions of
+    /// finishing; the other is that the consumers processed all this task's output.
+    pub final_checkpoint_completed: bool,
     /// Highest source offset emitted in this attempt (for the replay distance).
     pub high_water: u64,
 }

@@ -50,6 +50,7 @@ impl Engine {
         }
         if self.tasks[t].status == TaskStatus::Finishing {
             self.set_activity(t, Activity::Idle);
+            self.maybe_finish(t);
             return;
         }
         // 3. The default action.
@@ -102,7 +103,7 @@ impl Engine {
             let oldest = ((self.now.saturating_sub(retention)) as f64 * rate / 1e6).ceil() as u64;
             if offset < oldest {
                 let lost = oldest.min(produced) - offset;
-                self.records_expired(t, op, lost);
+                self.records_expired(t, op, offset, lost);
                 offset = oldest.min(produced);
                 self.tasks[t].state = OpState::Source { offset };
             }
@@ -378,6 +379,50 @@ impl Engine {
             self.commit_everything_at_end(t);
             self.finish_task(t);
         }
+    }
+
+    /// Finishes a task at end of input once Flink's termination conditions hold
+    /// (`StreamTask.afterInvoke`, Flink 1.14+ with `checkpoints-after-tasks-finish`): its
+    /// final checkpoint completed (`finalCheckpointCompleted`), every consumer processed all
+    /// the data it produced (`ResultPartition.getAllDataProcessedFuture`, completed when each
+    /// consumer reads `EndOfData` behind the last record and calls
+    /// `acknowledgeAllRecordsProcessed`), and no checkpoint it snapshotted is still
+    /// unacknowledged (`waitForPendingCheckpoints`). Until then the task keeps taking part
+    /// in checkpoints, so an unaligned barrier that overtook its queued output leaves that
+    /// output in every checkpoint's channel state; a task that finished with output still
+    /// queued would drop it from the checkpoints after its final one, which hold only its
+    /// finished state. Simplification: there is no `EndOfData` event; "processed" is read
+    /// off the channels (nothing queued, on the wire, received or being deserialized), and
+    /// the acknowledgement needs no network hop.
+    pub(crate) fn maybe_finish(&mut self, t: usize) {
+        let task = &self.tasks[t];
+        if task.status != TaskStatus::Finishing
+            || !task.final_checkpoint_completed
+            || task
+                .checkpoints
+                .values()
+                .any(|c| c.sync_start.is_some() && c.acked_at.is_none())
+            || !self.output_processed(t)
+        {
+            return;
+        }
+        self.finish_task(t);
+    }
+
+    /// Every record this task wrote was read by its consumers.
+    pub(crate) fn output_processed(&self, t: usize) -> bool {
+        self.tasks[t].partitions.iter().all(|&p| {
+            self.partitions[p].channels.iter().all(|&c| {
+                let ch = &self.channels[c];
+                let reading = matches!(&self.tasks[ch.to_task].current,
+                    Some((from, records)) if *from == c && !records.is_empty());
+                ch.building.as_ref().is_none_or(|b| b.bytes == 0)
+                    && !ch.queue.iter().any(Item::is_data)
+                    && ch.in_flight_data == 0
+                    && !ch.received.iter().any(Item::is_data)
+                    && !reading
+            })
+        })
     }
 
     pub(crate) fn finish_task(&mut self, t: usize) {

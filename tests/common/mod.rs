@@ -147,6 +147,29 @@ pub fn random_job(
     delivery: SinkDelivery,
     mode: &[(&str, &str)],
 ) -> JobSpec {
+    random_job_with(g, max_ops, delivery, mode, false)
+}
+
+/// The three kinds of input a gate can mix: pointwise (forward, rescale: forced aligned),
+/// broadcast (forced aligned) and all-to-all (hash, rebalance: unaligned-capable).
+fn partitioner_of_class(g: &mut Gen, class: u64, same_parallelism: bool) -> Partitioner {
+    match class {
+        0 if same_parallelism && g.below(2) == 0 => Partitioner::Forward,
+        0 => Partitioner::Rescale,
+        1 => Partitioner::Broadcast,
+        _ => *g.pick(&[Partitioner::Hash, Partitioner::Rebalance]),
+    }
+}
+
+/// [`random_job`], or with `mixed_gates` a job whose operators mostly take two inputs of
+/// different kinds (pointwise, broadcast, all-to-all) on one gate, as in issue 20.
+pub fn random_job_with(
+    g: &mut Gen,
+    max_ops: usize,
+    delivery: SinkDelivery,
+    mode: &[(&str, &str)],
+    mixed_gates: bool,
+) -> JobSpec {
     let n_sources = g.range(1, 2) as usize;
     let n_total = (g.range(2, max_ops.max(2) as u64) as usize).max(n_sources + 1);
     let mut ops: Vec<OperatorSpec> = Vec::new();
@@ -203,7 +226,11 @@ pub fn random_job(
         let candidates: Vec<usize> = (0..to)
             .filter(|&f| !matches!(ops[f].kind, OperatorKind::Sink { .. }))
             .collect();
-        let k = g.range(1, 2.min(candidates.len()) as u64) as usize;
+        let k = if mixed_gates && candidates.len() >= 2 && g.below(4) != 0 {
+            2
+        } else {
+            g.range(1, 2.min(candidates.len()) as u64) as usize
+        };
         let mut chosen: Vec<usize> = Vec::new();
         while chosen.len() < k {
             let f = *g.pick(&candidates);
@@ -211,8 +238,17 @@ pub fn random_job(
                 chosen.push(f);
             }
         }
-        for f in chosen {
-            let p = partitioner(g, ops[f].parallelism, ops[to].parallelism);
+        // Drawn only for mixed gates, so that other jobs draw what they drew before.
+        let first_class = if mixed_gates { g.below(3) } else { 0 };
+        for (i, f) in chosen.into_iter().enumerate() {
+            let same = ops[f].parallelism == ops[to].parallelism;
+            let p = if mixed_gates {
+                // The second input of the gate is of another kind than the first.
+                let class = (first_class + i as u64 * g.range(1, 2)) % 3;
+                partitioner_of_class(g, class, same)
+            } else {
+                partitioner(g, ops[f].parallelism, ops[to].parallelism)
+            };
             edges.push(edge(&ops[f].id.clone(), &ops[to].id.clone(), p));
         }
     }
