@@ -59,7 +59,7 @@ layer_lint() {
 layer_native() {
     step native cargo test --no-fail-fast &&
         step native env CP_PROPERTY_BASE=321 CP_PROPERTY_CASES=3000 \
-            cargo test --release --test engine_properties random -- --nocapture
+            cargo test --profile property --test engine_properties random -- --nocapture
 }
 
 layer_wasm() {
