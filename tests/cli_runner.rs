@@ -13,20 +13,7 @@ fn cli(args: &[&str]) -> Output {
 }
 
 fn cli_stdin(args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("runs");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
+    cli_stdin_bytes(args, input.as_bytes().to_vec())
 }
 
 fn stdout(o: &Output) -> String {
@@ -257,7 +244,8 @@ fn until_past_the_end_extends_the_run() {
     assert!(assert_invalid(&o).contains("--until"));
 }
 
-/// Like `cli_stdin`, for input the runner may stop reading (a broken pipe is fine).
+/// Runs the CLI with `input` on standard input, written from a thread so that input the
+/// runner stops reading (a capped or refused one) cannot block it; a broken pipe is fine.
 fn cli_stdin_bytes(args: &[&str], input: Vec<u8>) -> Output {
     let mut child = Command::new(BIN)
         .args(args)
