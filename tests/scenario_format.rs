@@ -402,6 +402,12 @@ fn every_config_key_round_trips_with_a_non_default_value() {
         ("playground.task.availability-check", "false"),
         ("playground.source.legacy-compat", "false"),
         ("playground.serializer.version", "2"),
+        ("pipeline.operator-chaining.enabled", "false"),
+        ("taskmanager.numberOfTaskSlots", "2"),
+        ("minicluster.number-of-taskmanagers", "8"),
+        ("taskmanager.load-balance.mode", "SLOTS"),
+        ("cluster.evenly-spread-out-slots", "true"),
+        ("jobmanager.execution.failover-strategy", "full"),
     ];
     for k in KEYS {
         assert!(

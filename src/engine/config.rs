@@ -53,6 +53,20 @@ pub struct EngineConfig {
     pub debloat_threshold_percentages: u32,
     pub memory_threshold: u64,
     pub restart_delay: Micros,
+    // ---- the physical plan (`super::physical_plan`), fixed when the job is submitted ----
+    /// `pipeline.operator-chaining.enabled`.
+    pub operator_chaining: bool,
+    /// `taskmanager.numberOfTaskSlots`.
+    pub slots_per_task_manager: u32,
+    /// `minicluster.number-of-taskmanagers`; `None` = as many as an active resource
+    /// manager requests for the job.
+    pub task_managers: Option<u32>,
+    /// `taskmanager.load-balance.mode` (2.x) is `SLOTS`.
+    pub load_balance_slots: bool,
+    /// `cluster.evenly-spread-out-slots` (1.x; removed in 2.0).
+    pub evenly_spread_out_slots: bool,
+    /// `jobmanager.execution.failover-strategy` is `full` (else `region`).
+    pub failover_full: bool,
     // ---- playground.* (the model's own costs and switches) ----
     pub network_latency: Micros,
     pub rpc_latency: Micros,
@@ -129,6 +143,18 @@ pub const KEYS: &[ConfigKey] = &[
         doc: "State and channel state below this is inlined into the checkpoint metadata instead of a file." },
     ConfigKey { key: "restart-strategy.fixed-delay.delay", aliases: &[], default: "1s",
         doc: "Delay between a failure and the restart of the job." },
+    ConfigKey { key: "pipeline.operator-chaining.enabled", aliases: &[], default: "true",
+        doc: "Chain operators joined by a forward edge of equal parallelism into one task (StreamingJobGraphGenerator.isChainable). Read by the physical plan (`plan`); the runtime does not chain yet." },
+    ConfigKey { key: "taskmanager.numberOfTaskSlots", aliases: &[], default: "1",
+        doc: "Slots per TaskManager (Flink's default 1). Read by the physical plan (`plan`)." },
+    ConfigKey { key: "minicluster.number-of-taskmanagers", aliases: &["local.number-taskmanager"], default: "none",
+        doc: "Pin the number of TaskManagers (the MiniCluster's option; its own default is 1). none = as many as an active resource manager (YARN, Kubernetes) requests: ceil(slots the job needs / slots per TaskManager). Read by the physical plan (`plan`)." },
+    ConfigKey { key: "taskmanager.load-balance.mode", aliases: &[], default: "NONE",
+        doc: "NONE or SLOTS: SLOTS spreads slots evenly over the TaskManagers instead of filling one first (Flink 1.18+). Read by the physical plan (`plan`)." },
+    ConfigKey { key: "cluster.evenly-spread-out-slots", aliases: &[], default: "false",
+        doc: "Flink 1.x spelling of taskmanager.load-balance.mode: SLOTS (removed in Flink 2.0; kept as a what-if knob). Read by the physical plan (`plan`)." },
+    ConfigKey { key: "jobmanager.execution.failover-strategy", aliases: &[], default: "region",
+        doc: "region (restart the failed task's pipelined region) or full (restart every task). Read by the physical plan (`plan`); the runtime restarts the whole job yet." },
     ConfigKey { key: "playground.network.latency", aliases: &[], default: "1ms",
         doc: "Latency of one network hop (buffers, events, credit announcements)." },
     ConfigKey { key: "playground.rpc.latency", aliases: &[], default: "1ms",
@@ -188,6 +214,12 @@ impl Default for EngineConfig {
             debloat_threshold_percentages: 0,
             memory_threshold: 0,
             restart_delay: 0,
+            operator_chaining: true,
+            slots_per_task_manager: 1,
+            task_managers: None,
+            load_balance_slots: false,
+            evenly_spread_out_slots: false,
+            failover_full: false,
             network_latency: 0,
             rpc_latency: 0,
             storage_throughput: 0,
@@ -351,6 +383,34 @@ impl EngineConfig {
             "state.storage.fs.memory-threshold" => self.memory_threshold = size()?,
             "restart-strategy.fixed-delay.delay" => {
                 self.restart_delay = bounded_dur(0, 3_600_000_000, "the restart delay")?
+            }
+            "pipeline.operator-chaining.enabled" => self.operator_chaining = boolean()?,
+            "taskmanager.numberOfTaskSlots" => self.slots_per_task_manager = count(1, 1_024)?,
+            "minicluster.number-of-taskmanagers" => {
+                self.task_managers = match v.to_ascii_lowercase().as_str() {
+                    "none" | "" => None,
+                    _ => Some(count(1, 1_024)?),
+                }
+            }
+            "taskmanager.load-balance.mode" => {
+                self.load_balance_slots = match v.to_ascii_uppercase().as_str() {
+                    "NONE" => false,
+                    "SLOTS" => true,
+                    "TASKS" => {
+                        return Err(err(
+                            "TASKS (TaskBalancedPreferredSlotSharingStrategy) is not modelled; use NONE or SLOTS".into(),
+                        ))
+                    }
+                    _ => return Err(err(format!("'{v}' is not NONE or SLOTS"))),
+                }
+            }
+            "cluster.evenly-spread-out-slots" => self.evenly_spread_out_slots = boolean()?,
+            "jobmanager.execution.failover-strategy" => {
+                self.failover_full = match v.to_ascii_lowercase().as_str() {
+                    "region" => false,
+                    "full" => true,
+                    _ => return Err(err(format!("'{v}' is not region or full"))),
+                }
             }
             "playground.network.latency" => {
                 self.network_latency = bounded_dur(1, 10_000_000, "the network latency")?

@@ -12,7 +12,9 @@
 //! as data) with `flow` (flow-control operations), [`task`] and `task_loop` (the mailbox
 //! task), [`barrier_handler`], [`checkpoint`] (subtask side), [`channel_state`] (writers and
 //! storage), [`coordinator`], [`recovery`], [`sinks`] (external systems and the
-//! exactly-once verdict), [`loss`] (which failure lost a missing record), [`log`], `stats` and [`report`].
+//! exactly-once verdict), [`loss`] (which failure lost a missing record), [`log`], `stats` and [`report`];
+//! [`physical_plan`] (chains, slots, TaskManagers, channel kinds, failover regions: what
+//! Flink would deploy, not yet read by the runtime).
 
 pub mod barrier_handler;
 pub mod channel_state;
@@ -26,6 +28,7 @@ mod invariants;
 pub mod log;
 pub mod loss;
 pub mod network;
+pub mod physical_plan;
 pub mod record;
 pub mod recovery;
 pub mod report;

@@ -85,6 +85,30 @@ pub struct OperatorSpec {
     pub parallelism: u32,
     /// Virtual processing time per input record (for sources: per emitted record).
     pub cost: Micros,
+    /// Chaining overrides and slot-sharing group, as the DataStream API sets them; read by
+    /// [`super::physical_plan`] (the runtime does not chain yet).
+    pub chaining: OperatorChaining,
+}
+
+/// Flink's `ChainingStrategy` as the DataStream API sets it on an operator:
+/// `disableChaining()` is `NEVER`, `startNewChain()` is `HEAD`, and every operator the
+/// playground models is `ALWAYS` by default (`AbstractStreamOperatorFactory`,
+/// `SinkWriterOperatorFactory`, `CommitterOperatorFactory`, the FLIP-27 source).
+/// `HEAD_WITH_SOURCES` (multi-input operators with chained sources) is not modelled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub enum ChainingStrategy {
+    #[default]
+    Always,
+    Head,
+    Never,
+}
+
+/// An operator's chaining strategy and slot-sharing group (`slotSharingGroup(name)`;
+/// `None` = not specified: the group its inputs share, else `"default"`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct OperatorChaining {
+    pub strategy: ChainingStrategy,
+    pub slot_sharing_group: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -294,6 +318,11 @@ impl JobSpec {
             if op.cost > limits::MAX_COST {
                 fail(p("cost"), "at most 10s per record".into());
             }
+            if let Some(g) = &op.chaining.slot_sharing_group {
+                if g.is_empty() || g.chars().count() > limits::MAX_ID_CHARS {
+                    fail(p("slot_sharing_group"), "must be 1 to 64 characters".into());
+                }
+            }
             match &op.kind {
                 OperatorKind::Source(s) => {
                     if !(s.rate > 0.0 && s.rate <= limits::MAX_RATE) {
@@ -450,6 +479,11 @@ impl JobSpec {
                 false
             }
         };
+        if config_ok {
+            if let Some(e) = super::physical_plan::slot_problem(self) {
+                fail(e.path, e.message);
+            }
+        }
         let mut config_changes = self.config_change_problems(config_ok);
         for (i, ev) in self.events.iter().enumerate() {
             let p = format!("events[{i}]");
@@ -505,8 +539,10 @@ impl JobSpec {
                     ),
                 },
                 Action::TriggerCheckpoint => {}
-                Action::SetConfig { .. } => {
-                    if let Some(message) = config_changes.remove(&i) {
+                Action::SetConfig { key, .. } => {
+                    if let Some(message) = super::physical_plan::submission_key_change(key) {
+                        fail(format!("{p}.set_config.key"), message);
+                    } else if let Some(message) = config_changes.remove(&i) {
                         fail(format!("{p}.set_config"), message);
                     }
                 }

@@ -21,8 +21,8 @@ use super::document::{
 use super::error::ScenarioError;
 use crate::engine::config::{canonical_key, CheckpointingMode, ConfigError, EngineConfig, KEYS};
 use crate::engine::spec::{
-    Action, EdgeSpec, JobSpec, OperatorKind, OperatorSpec, Partitioner, SinkDelivery, SourceSpec,
-    TimedAction,
+    Action, ChainingStrategy, EdgeSpec, JobSpec, OperatorChaining, OperatorKind, OperatorSpec,
+    Partitioner, SinkDelivery, SourceSpec, TimedAction,
 };
 use crate::engine::time::{parse_duration, parse_size, Micros};
 
@@ -277,6 +277,31 @@ pub(crate) fn operator_spec(o: &OperatorDoc, path: &str) -> Result<OperatorSpec,
         kind,
         parallelism: o.parallelism.unwrap_or(defaults::PARALLELISM),
         cost,
+        chaining: operator_chaining(o, path)?,
+    })
+}
+
+/// `disable_chaining` / `start_new_chain` / `slot_sharing_group` as the engine's
+/// [`OperatorChaining`]; both overrides at once is refused (in Flink the later call wins,
+/// which a document cannot order). A group given is kept even when it is `"default"`:
+/// Flink takes a specified group as it is, and only an unspecified one is inherited from
+/// the inputs (`StreamGraphGenerator.determineSlotSharingGroup`).
+fn operator_chaining(o: &OperatorDoc, path: &str) -> Result<OperatorChaining, ScenarioError> {
+    let strategy = match (o.disable_chaining, o.start_new_chain) {
+        (Some(true), Some(true)) => {
+            return Err(ScenarioError::new(
+                format!("{path}.start_new_chain"),
+                "give disable_chaining or start_new_chain, not both (disableChaining() \
+                 already keeps the operator out of every chain)",
+            ))
+        }
+        (Some(true), _) => ChainingStrategy::Never,
+        (_, Some(true)) => ChainingStrategy::Head,
+        _ => ChainingStrategy::Always,
+    };
+    Ok(OperatorChaining {
+        strategy,
+        slot_sharing_group: o.slot_sharing_group.clone(),
     })
 }
 
@@ -362,6 +387,9 @@ fn operator_doc(o: &OperatorSpec) -> OperatorDoc {
     let mut d = OperatorDoc::new(o.id.clone(), kind);
     d.parallelism = Some(o.parallelism);
     d.cost = (o.cost != default_cost(kind)).then(|| duration_text(o.cost));
+    d.disable_chaining = (o.chaining.strategy == ChainingStrategy::Never).then_some(true);
+    d.start_new_chain = (o.chaining.strategy == ChainingStrategy::Head).then_some(true);
+    d.slot_sharing_group = o.chaining.slot_sharing_group.clone();
     match &o.kind {
         OperatorKind::Source(s) => {
             d.rate = (s.rate != defaults::RATE).then_some(s.rate);
@@ -463,6 +491,24 @@ pub fn config_value(key: &str, c: &EngineConfig) -> Option<ConfigValue> {
         }
         "state.storage.fs.memory-threshold" => size(c.memory_threshold),
         "restart-strategy.fixed-delay.delay" => dur(c.restart_delay),
+        "pipeline.operator-chaining.enabled" => Some(Bool(c.operator_chaining)),
+        "taskmanager.numberOfTaskSlots" => count(c.slots_per_task_manager),
+        "minicluster.number-of-taskmanagers" => match c.task_managers {
+            None => Some(Text("none".into())),
+            Some(n) => count(n),
+        },
+        "taskmanager.load-balance.mode" => Some(Text(
+            if c.load_balance_slots {
+                "SLOTS"
+            } else {
+                "NONE"
+            }
+            .into(),
+        )),
+        "cluster.evenly-spread-out-slots" => Some(Bool(c.evenly_spread_out_slots)),
+        "jobmanager.execution.failover-strategy" => {
+            Some(Text(if c.failover_full { "full" } else { "region" }.into()))
+        }
         "playground.network.latency" => dur(c.network_latency),
         "playground.rpc.latency" => dur(c.rpc_latency),
         "playground.storage.throughput" => size(c.storage_throughput),

@@ -42,6 +42,9 @@
 //! | `retention`   | `source`          | infinite           |
 //! | `fan_out`     | `flat_map`        | 2                  |
 //! | `delivery`    | `sink`            | `two_phase_commit` |
+//! | `disable_chaining` | every kind   | false (`disableChaining()`) |
+//! | `start_new_chain`  | every kind   | false (`startNewChain()`)   |
+//! | `slot_sharing_group` | every kind | `"default"` (`slotSharingGroup(name)`) |
 //!
 //! Top-level defaults: `name` "Untitled scenario", `seed` 1, `duration` "60s", empty
 //! `config` (Flink's defaults, see `engine::config::KEYS`), no `edges`, no `events`.
@@ -188,6 +191,15 @@ pub struct OperatorDoc {
         serialize_with = "delivery_opt"
     )]
     pub delivery: Option<SinkDelivery>,
+    /// `disableChaining()`: the operator is chained to nothing (any kind).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disable_chaining: Option<bool>,
+    /// `startNewChain()`: the operator heads a new chain (any kind).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_new_chain: Option<bool>,
+    /// `slotSharingGroup(name)`; omitted = `"default"` (any kind).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slot_sharing_group: Option<String>,
 }
 
 impl OperatorDoc {
@@ -207,6 +219,9 @@ impl OperatorDoc {
             retention: None,
             fan_out: None,
             delivery: None,
+            disable_chaining: None,
+            start_new_chain: None,
+            slot_sharing_group: None,
         }
     }
 }
@@ -614,6 +629,9 @@ const OPERATOR_FIELDS: &[&str] = &[
     "retention",
     "fan_out",
     "delivery",
+    "disable_chaining",
+    "start_new_chain",
+    "slot_sharing_group",
 ];
 
 /// Which kinds a kind-specific field belongs to.
@@ -861,6 +879,9 @@ fn read_operator(v: &Value, path: &str) -> Res<OperatorDoc> {
         retention: o.duration("retention")?,
         fan_out: o.u32("fan_out")?,
         delivery,
+        disable_chaining: o.boolean("disable_chaining")?,
+        start_new_chain: o.boolean("start_new_chain")?,
+        slot_sharing_group: o.string("slot_sharing_group")?,
     })
 }
 

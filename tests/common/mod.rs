@@ -23,6 +23,7 @@ pub fn source(id: &str, p: u32, rate: f64, records: Option<u64>) -> OperatorSpec
         }),
         parallelism: p,
         cost: 0,
+        chaining: Default::default(),
     }
 }
 
@@ -32,6 +33,7 @@ pub fn op(id: &str, kind: OperatorKind, p: u32, cost: &str) -> OperatorSpec {
         kind,
         parallelism: p,
         cost: d(cost),
+        chaining: Default::default(),
     }
 }
 
