@@ -367,3 +367,46 @@ fn a_job_slower_than_real_time_says_so_and_one_past_the_limits_is_refused() {
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+/// `plan` prints the physical plan (text, or JSON with `--json`), says the runtime does not
+/// use it, takes `--set`, and refuses run-only options with one error line.
+#[test]
+fn plan_prints_the_physical_plan_as_text_and_json() {
+    let o = cli(&["plan", "--preset", "healthy"]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    for needle in [
+        "Physical plan of",
+        "does not use it yet",
+        "Job vertices",
+        "Failover regions",
+    ] {
+        assert!(out.contains(needle), "{needle}: {out}");
+    }
+    let o = cli(&[
+        "plan",
+        "--preset",
+        "healthy",
+        "--json",
+        "--set",
+        "taskmanager.numberOfTaskSlots=4",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(v["flink_version"], "2.3");
+    assert_eq!(v["plan"]["slots_per_task_manager"], 4);
+    assert!(v["plan"]["vertices"][0]["name"]
+        .as_str()
+        .unwrap()
+        .starts_with("Source: "));
+    let err = assert_invalid(&cli(&["plan", "--preset", "healthy", "--until", "1s"]));
+    assert!(err.contains("plan"), "{err}");
+    let err = assert_invalid(&cli(&[
+        "plan",
+        "--preset",
+        "healthy",
+        "--set",
+        "minicluster.number-of-taskmanagers=0",
+    ]));
+    assert!(err.contains("minicluster.number-of-taskmanagers"), "{err}");
+}

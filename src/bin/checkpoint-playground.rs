@@ -11,6 +11,9 @@
 //! guarantee (`Engine::broken_guarantees`), with one `exactly-once required: …` line per
 //! sink on standard error after the summary or report.
 
+use checkpoint_playground::engine::physical_plan::{
+    chaining::ship_strategy, ChannelKind, FailoverStrategy, LoadBalance, PhysicalPlan,
+};
 use checkpoint_playground::engine::report::Report;
 use checkpoint_playground::engine::time::{format_bytes, format_duration, parse_duration, Micros};
 use checkpoint_playground::engine::Engine;
@@ -36,6 +39,13 @@ USAGE:
                                                         as the playground opens it)
   checkpoint-playground link SCENARIO.json|-            print the link fragment (#z2:...)
   checkpoint-playground link --preset NAME              ... of a preset
+  checkpoint-playground plan SCENARIO.json|- [--json] [--set KEY=VALUE]
+  checkpoint-playground plan --preset NAME|--link URL [--json]
+                                                        print the physical plan Flink would
+                                                        deploy: chains, slots, TaskManagers,
+                                                        local/remote channels, failover
+                                                        regions (the runtime does not use
+                                                        it yet)
   checkpoint-playground presets                         list preset names, one a line
   checkpoint-playground show --preset NAME              print a preset's JSON
   checkpoint-playground --help
@@ -59,6 +69,119 @@ RUN OPTIONS:
 
 Exit status: 0 on success, 2 on invalid input (one line on stderr), 3 when
 --require-exactly-once is given and a sink broke its guarantee.";
+
+/// What `plan` prints first: which plan this is, and that the runtime does not run it.
+const PLAN_ABOUT: &str = "The physical plan Flink 2.3 would deploy for this job and config \
+(StreamingJobGraphGenerator chaining, the default scheduler's slot sharing and placement, \
+pipelined failover regions). The playground's runtime does not use it yet: every operator \
+still runs as its own task, every channel is a remote credit-based one, and a failure \
+restarts the whole job.";
+
+/// The plan as text: chaining decisions, vertices, slots and TaskManagers, subtasks with
+/// their location and input channels, failover regions.
+fn plan_text(job: &str, plan: &PhysicalPlan) -> String {
+    use std::fmt::Write as _;
+    let mut o = String::new();
+    let yes_no = |b: bool| if b { "true" } else { "false" };
+    let _ = writeln!(o, "Physical plan of \"{job}\"");
+    let _ = writeln!(o, "{PLAN_ABOUT}\n");
+    let _ = writeln!(
+        o,
+        "Chaining (pipeline.operator-chaining.enabled: {}):",
+        yes_no(plan.chaining_enabled)
+    );
+    for e in &plan.edges {
+        let (from, to) = (&plan.operators[e.from].name, &plan.operators[e.to].name);
+        let verdict = if e.chained { "chained" } else { "not chained" };
+        let _ = writeln!(
+            o,
+            "  {from} -> {to} [{}]: {verdict}: {}",
+            ship_strategy(e.partitioner),
+            e.reason
+        );
+    }
+    let _ = writeln!(o, "\nJob vertices ({}):", plan.vertices.len());
+    for (i, v) in plan.vertices.iter().enumerate() {
+        let _ = writeln!(
+            o,
+            "  v{i} {}  (parallelism {}, slot-sharing group \"{}\")",
+            v.name, v.parallelism, plan.slot_sharing_groups[v.slot_sharing_group].name
+        );
+    }
+    let groups: Vec<String> = plan
+        .slot_sharing_groups
+        .iter()
+        .map(|g| format!("\"{}\" {}", g.name, g.slots))
+        .collect();
+    let _ = writeln!(
+        o,
+        "\nSlots: the job needs {} ({}); {} TaskManager(s) x {} slot(s) \
+         (taskmanager.numberOfTaskSlots), {}; taskmanager.load-balance.mode: {}",
+        plan.slots_needed,
+        groups.join(", "),
+        plan.task_managers,
+        plan.slots_per_task_manager,
+        if plan.task_managers_pinned {
+            "pinned by minicluster.number-of-taskmanagers"
+        } else {
+            "as many as an active resource manager requests"
+        },
+        match plan.load_balance {
+            LoadBalance::None => "NONE",
+            LoadBalance::Slots => "SLOTS",
+        }
+    );
+    let _ = writeln!(o, "\nSubtasks (TaskManager, slot; input channels):");
+    for (i, s) in plan.subtasks.iter().enumerate() {
+        let _ = writeln!(
+            o,
+            "  {}  TM {} slot {}  inputs: {} local, {} remote",
+            plan.subtask_name(i),
+            s.task_manager,
+            s.slot,
+            s.local_inputs,
+            s.remote_inputs
+        );
+    }
+    let local = plan
+        .channels
+        .iter()
+        .filter(|c| c.kind == ChannelKind::Local)
+        .count();
+    let _ = writeln!(
+        o,
+        "\nChannels: {} ({local} local, {} remote)",
+        plan.channels.len(),
+        plan.channels.len() - local
+    );
+    let _ = writeln!(
+        o,
+        "\nFailover regions ({}; jobmanager.execution.failover-strategy: {}):",
+        plan.regions.len(),
+        match plan.failover {
+            FailoverStrategy::Region => "region",
+            FailoverStrategy::Full => "full, so any failure restarts every subtask",
+        }
+    );
+    for (i, r) in plan.regions.iter().enumerate() {
+        let mut members: Vec<String> = r
+            .subtasks
+            .iter()
+            .take(6)
+            .map(|&s| plan.subtask_name(s))
+            .collect();
+        if r.subtasks.len() > 6 {
+            members.push(format!("… {} more", r.subtasks.len() - 6));
+        }
+        let _ = writeln!(
+            o,
+            "  region {i} ({} subtasks): {}",
+            r.subtasks.len(),
+            members.join(", ")
+        );
+    }
+    o
+}
 
 /// An error at `path` (quoted as a short excerpt: paths here are often user input).
 fn fail(path: impl Into<String>, message: impl Into<String>) -> ScenarioError {
@@ -154,6 +277,42 @@ fn other_command(args: &[String]) -> Result<(), ScenarioError> {
             println!("{fragment}");
             Ok(())
         }
+        "plan" => {
+            let opts = parse_run(rest)?;
+            if opts.until.is_some()
+                || opts.sink_output.is_some()
+                || opts.require_exactly_once
+                || opts.compare.is_some()
+            {
+                return Err(fail(
+                    "plan",
+                    "takes only a scenario, --json and --set options",
+                ));
+            }
+            let doc = load(&opts)?;
+            let spec = scenario::to_spec(&doc)?;
+            let plan = PhysicalPlan::build(&spec).map_err(|e| fail(e.path, e.message))?;
+            if opts.json {
+                #[derive(serde::Serialize)]
+                struct PlanOut<'a> {
+                    about: &'a str,
+                    flink_version: &'a str,
+                    plan: &'a PhysicalPlan,
+                }
+                let out = PlanOut {
+                    about: PLAN_ABOUT,
+                    flink_version: "2.3",
+                    plan: &plan,
+                };
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&out).unwrap_or_else(|e| e.to_string())
+                );
+            } else {
+                print!("{}", plan_text(&spec.name, &plan));
+            }
+            Ok(())
+        }
         "show" => {
             let opts = parse_run(rest)?;
             let doc = load(&opts)?;
@@ -164,7 +323,7 @@ fn other_command(args: &[String]) -> Result<(), ScenarioError> {
         other if other.starts_with('-') => Err(fail(other, "unknown option (see --help)")),
         other => Err(fail(
             other,
-            "unknown command (use run, link, presets, show or --help)",
+            "unknown command (use run, plan, link, presets, show or --help)",
         )),
     }
 }
