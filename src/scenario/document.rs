@@ -19,7 +19,9 @@
 //! (Flink's rule: `forward` between equal parallelisms, else `rebalance`), the event
 //! `set_partitioner`, an optional `guide` (what the scenario teaches, the controls
 //! to touch and the figures it promises; read and checked by [`super::guide`], ignored by
-//! the engine and not carried by links), and an optional `compare`
+//! the engine and not carried by links), the operator fields `disable_chaining`,
+//! `start_new_chain` and `slot_sharing_group` (the DataStream API's chaining overrides,
+//! read by `engine::physical_plan`), and an optional `compare`
 //! (`{"a": "aligned", "b": "unaligned"}`: open the scenario as two runs side by side,
 //! see `scenario::compare`).
 //!

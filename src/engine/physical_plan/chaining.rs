@@ -4,7 +4,8 @@
 //! Stream graph: one operator per spec operator; a sink is its `SinkWriterOperator`
 //! (`name: Writer`), and a two-phase-commit sink also its `CommitterOperator`
 //! (`name: Committer`) behind a forward edge (`SinkTransformationTranslator`; the writer →
-//! committer exchange is pipelined in streaming mode). The committer inherits the sink's
+//! committer exchange is marked `BATCH`, which `PartitionTransformationTranslator` resets
+//! to `UNDEFINED`, so pipelined, in streaming mode). The committer inherits the sink's
 //! parallelism, chaining strategy and slot-sharing group (`adjustTransformations`).
 //! Slot-sharing group of an operator: the one it specifies, else the one all its inputs
 //! share, else `"default"` (`StreamGraphGenerator.determineSlotSharingGroup`).
@@ -14,7 +15,9 @@
 //! .enabled`; same slot-sharing group; `areOperatorsChainable` (upstream not `NEVER`,
 //! downstream `ALWAYS`, equal parallelism); the partitioner is `forward`. The chains are
 //! the trees of chained edges; a vertex is named by `createChainedName`: `a -> b`, and
-//! `a -> (b, c)` where an operator chains to several outputs.
+//! `a -> (b, c)` where an operator chains to several outputs. Vertices are numbered in a
+//! topological order of their heads (Kahn's, lowest operator first); Flink numbers them
+//! by its own traversal, which neither the chains nor their names depend on.
 
 use super::{
     DistributionPattern, JobEdge, JobVertex, OperatorRole, PlanEdge, PlanOperator,
