@@ -29,6 +29,7 @@ pub mod network;
 pub mod record;
 pub mod recovery;
 pub mod report;
+pub mod restart_strategy;
 pub mod rng;
 pub mod runtime;
 pub mod sinks;
