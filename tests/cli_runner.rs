@@ -173,7 +173,7 @@ fn invalid_input_exits_2_with_one_line() {
         (cli_stdin(&["run", "-"], "{\"version\": 1,"), "invalid JSON"),
         (
             cli_stdin(&["run", "-"], r#"{"version": 9}"#),
-            "error: version: scenario version 9 is newer than this playground understands (1)",
+            "error: version: scenario version 9 is newer than this playground understands (2)",
         ),
         (
             cli_stdin(

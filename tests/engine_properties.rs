@@ -104,14 +104,60 @@ fn mixed_gates(seed: u64) -> bool {
 fn draw(seed: u64) -> (&'static str, Gen, JobSpec) {
     let mut g = Gen::new(seed);
     let (mode_name, mode) = MODES[g.below(MODES.len() as u64) as usize];
-    let spec = random_job_with(
+    let mut spec = random_job_with(
         &mut g,
         6,
         SinkDelivery::TwoPhaseCommit,
         mode,
         mixed_gates(seed),
     );
+    draw_restart_strategy(seed, &mut spec);
     (mode_name, g, spec)
+}
+
+/// A restart strategy for the case, from its own generator (so the job and failures of a
+/// seed stay what they were): one of those that restart at least 3 times (a case has at
+/// most 3 failures), with their delays drawn; Flink's default (exponential-delay, with
+/// jitter from the run's seed) half of the time.
+fn draw_restart_strategy(seed: u64, spec: &mut JobSpec) {
+    let mut g = Gen::new(seed ^ 0x13_0005);
+    let ms = |g: &mut Gen, lo: u64, hi: u64| format!("{}ms", g.range(lo, hi));
+    let mut set = |k: &str, v: String| spec.config.set(k, &v).unwrap();
+    match g.below(6) {
+        0..=2 => {
+            set("restart-strategy.type", "exponential-delay".into());
+            let initial = g.range(1, 1500);
+            set(
+                "restart-strategy.exponential-delay.initial-backoff",
+                format!("{initial}ms"),
+            );
+            set(
+                "restart-strategy.exponential-delay.max-backoff",
+                format!("{}ms", initial + g.range(0, 4000)),
+            );
+            set(
+                "restart-strategy.exponential-delay.jitter-factor",
+                format!("0.{}", g.range(0, 9)),
+            );
+        }
+        3 => {
+            set("restart-strategy.type", "fixed-delay".into());
+            set(
+                "restart-strategy.fixed-delay.attempts",
+                g.range(3, 10).to_string(),
+            );
+            set("restart-strategy.fixed-delay.delay", ms(&mut g, 0, 2000));
+        }
+        4 => {
+            set("restart-strategy.type", "failure-rate".into());
+            set(
+                "restart-strategy.failure-rate.max-failures-per-interval",
+                g.range(3, 5).to_string(),
+            );
+            set("restart-strategy.failure-rate.delay", ms(&mut g, 0, 2000));
+        }
+        _ => {} // the version-1 baseline: fixed-delay, 1 s, unlimited
+    }
 }
 
 /// Adds 0–3 failures at random times before `end`.

@@ -102,7 +102,7 @@ fn the_contract_example_parses_into_the_expected_job() {
 
 #[test]
 fn omitted_fields_take_the_documented_defaults() {
-    let v = json!({"version": 1, "operators": [
+    let mut v = json!({"version": 2, "operators": [
         {"id": "s", "kind": "source"}, {"id": "m", "kind": "map"},
         {"id": "f", "kind": "flat_map"}, {"id": "k", "kind": "sink"}],
         "edges": [{"from": "s", "to": "m"}, {"from": "m", "to": "f"}, {"from": "f", "to": "k"}]});
@@ -110,6 +110,15 @@ fn omitted_fields_take_the_documented_defaults() {
     assert_eq!(spec.seed, 1);
     assert_eq!(spec.duration, 60_000_000);
     assert_eq!(spec.config, EngineConfig::default());
+    assert_eq!(
+        spec.config.segment_size,
+        32 * 1024,
+        "Flink's 32 KB segments"
+    );
+    // The same document as version 1 keeps the old defaults (4 KB segments, overdraft 5,
+    // fixed-delay restarts after 1 s without limit).
+    v["version"] = json!(1);
+    assert_eq!(load(&v).unwrap().config, EngineConfig::version_1());
     let OperatorKind::Source(s) = &spec.operators[0].kind else {
         panic!()
     };
@@ -126,11 +135,11 @@ fn omitted_fields_take_the_documented_defaults() {
 #[test]
 fn unknown_version_is_refused_clearly() {
     let mut v = example();
-    v["version"] = json!(2);
+    v["version"] = json!(3);
     let e = err(&v);
     assert_eq!(
         e.to_string(),
-        "version: scenario version 2 is newer than this playground understands (1)"
+        "version: scenario version 3 is newer than this playground understands (2)"
     );
     // A newer document's unknown fields don't mask the version message.
     v["hologram"] = json!(true);
@@ -322,13 +331,18 @@ fn every_event_kind_round_trips() {
 fn from_spec_keeps_defaults_out() {
     let spec = load(&example()).unwrap();
     let doc = from_spec(&spec);
-    // buffers-per-channel 2 and floating 8 are Flink's defaults: not written back.
+    // buffers-per-channel 2 and floating 8 are Flink's defaults: not written back. The
+    // example is a version-1 document: its old defaults are written as the pins they are.
     let keys: Vec<&str> = doc.config.keys().map(String::as_str).collect();
     assert_eq!(
         keys,
         [
             "execution.checkpointing.interval",
-            "execution.checkpointing.unaligned.enabled"
+            "execution.checkpointing.unaligned.enabled",
+            "playground.flink.version",
+            "restart-strategy.fixed-delay.attempts",
+            "restart-strategy.type",
+            "taskmanager.memory.segment-size"
         ]
     );
     assert_eq!(
@@ -393,7 +407,31 @@ fn every_config_key_round_trips_with_a_non_default_value() {
             "10",
         ),
         ("state.storage.fs.memory-threshold", "1mb"),
+        ("restart-strategy.type", "failure-rate"),
+        ("restart-strategy.fixed-delay.attempts", "4"),
         ("restart-strategy.fixed-delay.delay", "3s"),
+        (
+            "restart-strategy.failure-rate.max-failures-per-interval",
+            "3",
+        ),
+        ("restart-strategy.failure-rate.failure-rate-interval", "30s"),
+        ("restart-strategy.failure-rate.delay", "250ms"),
+        ("restart-strategy.exponential-delay.initial-backoff", "2s"),
+        ("restart-strategy.exponential-delay.max-backoff", "2min"),
+        (
+            "restart-strategy.exponential-delay.backoff-multiplier",
+            "2.5",
+        ),
+        (
+            "restart-strategy.exponential-delay.reset-backoff-threshold",
+            "10min",
+        ),
+        ("restart-strategy.exponential-delay.jitter-factor", "0.25"),
+        (
+            "restart-strategy.exponential-delay.attempts-before-reset-backoff",
+            "9",
+        ),
+        ("playground.flink.version", "1.20"),
         ("playground.network.latency", "7us"),
         ("playground.rpc.latency", "2ms"),
         ("playground.storage.throughput", "3000b"),

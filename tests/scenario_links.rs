@@ -113,11 +113,11 @@ fn broken_links_have_distinct_clear_messages() {
     assert!(bomb.message.contains("more than 1024 KiB"), "{bomb}");
 
     let newer = broken(&deflate_link(
-        br#"{"version": 2, "name": "from the future"}"#,
+        br#"{"version": 3, "name": "from the future"}"#,
     ));
     assert_eq!(
         newer.to_string(),
-        "version: scenario version 2 is newer than this playground understands (1)"
+        "version: scenario version 3 is newer than this playground understands (2)"
     );
 
     let all = [

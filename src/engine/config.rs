@@ -1,9 +1,13 @@
 //! The engine's configuration, keyed by Flink's own option names.
 //!
 //! [`EngineConfig`] holds every setting the runtime reads, typed. It is built from
-//! `(key, value)` pairs in Flink's syntax ([`EngineConfig::set`]); omitted keys keep Flink's
-//! default, except where [`KEYS`] says the playground scales a default down (buffer size) so
-//! that buffers are visible. Settings of the model itself (storage and network costs,
+//! `(key, value)` pairs in Flink's syntax ([`EngineConfig::set`]); omitted keys keep the
+//! default of the Flink version chosen by `playground.flink.version` ([`FlinkVersion`]: 2.3,
+//! the default, or 1.20), read from Flink's own option classes (each row of [`KEYS`] names
+//! where a default differs between the two). Keys 2.x no longer accepts (the network buffer
+//! counts, fixed in 2.x's `NettyShuffleEnvironmentConfiguration`) stay settable as what-if
+//! knobs, and their docs say so. Version-1 scenarios open with the playground's old
+//! defaults ([`VERSION_1_DEFAULTS`]). Settings of the model itself (storage and network costs,
 //! toggles for the task-thread optimizations) live under `playground.` keys. An unknown
 //! key or a bad value is an error that names the key. [`KEYS`] is the documented table the
 //! UI and the README list.
@@ -14,8 +18,70 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+use super::restart_strategy::RestartStrategyType;
 use super::time::{format_duration, parse_duration, parse_size, Micros};
 use serde::Serialize;
+
+/// The Flink release whose defaults a run follows (`playground.flink.version`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum FlinkVersion {
+    /// Flink 1.20: the network buffer counts are options (`NettyShuffleEnvironmentOptions`),
+    /// overdraft 5 per gate.
+    V1_20,
+    /// Flink 2.3: the buffer counts are fixed by `NettyShuffleEnvironmentConfiguration`
+    /// (2 exclusive per channel, 8 floating per gate, 10 max per subpartition, 20 overdraft
+    /// per gate); the old keys are not options any more (setting them is ignored by Flink).
+    V2_3,
+}
+
+impl FlinkVersion {
+    pub fn name(self) -> &'static str {
+        match self {
+            FlinkVersion::V1_20 => "1.20",
+            FlinkVersion::V2_3 => "2.3",
+        }
+    }
+
+    /// `2.3`, `2.3.0`, `1.20`, `1.20.1`.
+    pub fn parse(v: &str) -> Option<FlinkVersion> {
+        let mut parts = v.trim().split('.');
+        let (major, minor) = (parts.next()?, parts.next()?);
+        if parts.clone().count() > 1 || !parts.all(|p| p.parse::<u32>().is_ok()) {
+            return None;
+        }
+        match (major, minor) {
+            ("2", "3") => Some(FlinkVersion::V2_3),
+            ("1", "20") => Some(FlinkVersion::V1_20),
+            _ => None,
+        }
+    }
+
+    /// The defaults that differ between the versions: `(key, default)`.
+    pub fn defaults(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            FlinkVersion::V1_20 => &[(
+                "taskmanager.network.memory.max-overdraft-buffers-per-gate",
+                "5",
+            )],
+            FlinkVersion::V2_3 => &[(
+                "taskmanager.network.memory.max-overdraft-buffers-per-gate",
+                "20",
+            )],
+        }
+    }
+}
+
+/// The settings a version-1 scenario (every link shared before format version 2) ran with
+/// where today's defaults differ: the playground's old scaled-down 4 KB segments, Flink
+/// 1.20's buffer options (overdraft 5) and a fixed-delay restart after 1 s with no limit on
+/// attempts. `scenario::document` writes them into a version-1 document's `config` (where
+/// it does not set them itself), so the old link produces the run it produced before.
+pub const VERSION_1_DEFAULTS: &[(&str, &str)] = &[
+    ("playground.flink.version", "1.20"),
+    ("taskmanager.memory.segment-size", "4kb"),
+    ("restart-strategy.type", "fixed-delay"),
+    ("restart-strategy.fixed-delay.attempts", "2147483647"),
+];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum CheckpointingMode {
@@ -52,6 +118,13 @@ pub struct EngineConfig {
     pub debloat_samples: u32,
     pub debloat_threshold_percentages: u32,
     pub memory_threshold: u64,
+    /// `playground.flink.version`: whose defaults the omitted keys take.
+    pub flink_version: FlinkVersion,
+    /// `restart-strategy.type`; `None`: Flink's loader decides (exponential-delay when
+    /// checkpointing is enabled, else no restart; see [`super::restart_strategy`]).
+    pub restart_strategy: Option<RestartStrategyType>,
+    pub fixed_delay_attempts: u32,
+    /// `restart-strategy.fixed-delay.delay`.
     pub restart_delay: Micros,
     // ---- the physical plan (`super::physical_plan`), fixed when the job is submitted ----
     /// `pipeline.operator-chaining.enabled`.
@@ -67,6 +140,15 @@ pub struct EngineConfig {
     pub evenly_spread_out_slots: bool,
     /// `jobmanager.execution.failover-strategy` is `full` (else `region`).
     pub failover_full: bool,
+    pub failure_rate_max_failures: u32,
+    pub failure_rate_interval: Micros,
+    pub failure_rate_delay: Micros,
+    pub exp_initial_backoff: Micros,
+    pub exp_max_backoff: Micros,
+    pub exp_multiplier: f64,
+    pub exp_reset_threshold: Micros,
+    pub exp_jitter: f64,
+    pub exp_attempts: u32,
     // ---- playground.* (the model's own costs and switches) ----
     pub network_latency: Micros,
     pub rpc_latency: Micros,
@@ -115,18 +197,18 @@ pub const KEYS: &[ConfigKey] = &[
         doc: "Subtasks sharing one channel-state file per checkpoint (Flink 1.17+; 1 = a file per subtask, as before)." },
     ConfigKey { key: "execution.checkpointing.recover-without-channel-state.checkpoint-id", aliases: &[], default: "-1",
         doc: "Restore this checkpoint without its in-flight data (the data is lost); -1 = off." },
-    ConfigKey { key: "taskmanager.memory.segment-size", aliases: &[], default: "4kb",
-        doc: "Size of one network buffer. Flink's default is 32kb; the playground scales it down so buffers are visible." },
+    ConfigKey { key: "taskmanager.memory.segment-size", aliases: &[], default: "32kb",
+        doc: "Size of one network buffer (Flink's default, TaskManagerOptions.MEMORY_SEGMENT_SIZE). Presets that want buffers visible pin 4kb; version-1 scenarios ran with 4kb." },
     ConfigKey { key: "taskmanager.memory.min-segment-size", aliases: &[], default: "256b",
         doc: "Smallest buffer size the debloater may choose." },
     ConfigKey { key: "taskmanager.network.memory.buffers-per-channel", aliases: &[], default: "2",
-        doc: "Exclusive buffers per input channel (the channel's initial credit)." },
+        doc: "Exclusive buffers per input channel (the channel's initial credit). Flink 2.x no longer accepts this key (NettyShuffleEnvironmentConfiguration fixes it at 2); with playground.flink.version 2.3 it stays settable here as a what-if knob." },
     ConfigKey { key: "taskmanager.network.memory.floating-buffers-per-gate", aliases: &[], default: "8",
-        doc: "Floating buffers shared by the channels of one input gate / one result partition." },
+        doc: "Floating buffers shared by the channels of one input gate / one result partition. Flink 2.x no longer accepts this key (NettyShuffleEnvironmentConfiguration fixes it at 8); with playground.flink.version 2.3 it stays settable here as a what-if knob." },
     ConfigKey { key: "taskmanager.network.memory.max-buffers-per-channel", aliases: &[], default: "10",
-        doc: "A subpartition holding more buffers than this makes its partition unavailable." },
-    ConfigKey { key: "taskmanager.network.memory.max-overdraft-buffers-per-gate", aliases: &[], default: "5",
-        doc: "Extra buffers a task may borrow mid-record when its pool is empty (Flink 1.16+; 0 = off; 2.x fixes it at 20)." },
+        doc: "A subpartition holding more buffers than this makes its partition unavailable. Flink 2.x no longer accepts this key (NettyShuffleEnvironmentConfiguration fixes it at 10); with playground.flink.version 2.3 it stays settable here as a what-if knob." },
+    ConfigKey { key: "taskmanager.network.memory.max-overdraft-buffers-per-gate", aliases: &[], default: "20",
+        doc: "Extra buffers a task may borrow mid-record when its pool is empty (Flink 1.16+; 0 = off). Default 20 (2.3's fixed value), 5 with playground.flink.version 1.20 (NettyShuffleEnvironmentOptions). Flink 2.x no longer accepts this key (NettyShuffleEnvironmentConfiguration fixes it at 20); with playground.flink.version 2.3 it stays settable here as a what-if knob." },
     ConfigKey { key: "execution.buffer-timeout.interval", aliases: &["execution.buffer-timeout"], default: "100ms",
         doc: "A partly filled output buffer is flushed after this long." },
     ConfigKey { key: "taskmanager.network.memory.buffer-debloat.enabled", aliases: &[], default: "false",
@@ -141,8 +223,12 @@ pub const KEYS: &[ConfigKey] = &[
         doc: "A new buffer size is announced only when it differs by at least this much." },
     ConfigKey { key: "state.storage.fs.memory-threshold", aliases: &["state.backend.fs.memory-threshold"], default: "20kb",
         doc: "State and channel state below this is inlined into the checkpoint metadata instead of a file." },
+    ConfigKey { key: "restart-strategy.type", aliases: &["restart-strategy"], default: "",
+        doc: "disable (none, off), fixed-delay, failure-rate or exponential-delay. Unset (Flink's default, RestartBackoffTimeStrategyFactoryLoader): exponential-delay with its default options when checkpointing is enabled, else disable." },
+    ConfigKey { key: "restart-strategy.fixed-delay.attempts", aliases: &[], default: "1",
+        doc: "fixed-delay: restarts before the job is declared FAILED." },
     ConfigKey { key: "restart-strategy.fixed-delay.delay", aliases: &[], default: "1s",
-        doc: "Delay between a failure and the restart of the job." },
+        doc: "fixed-delay: delay between a failure and the restart of the job." },
     ConfigKey { key: "pipeline.operator-chaining.enabled", aliases: &[], default: "true",
         doc: "Chain operators joined by a forward edge of equal parallelism into one task (StreamingJobGraphGenerator.isChainable). Read by the physical plan (`plan`); the runtime does not chain yet." },
     ConfigKey { key: "taskmanager.numberOfTaskSlots", aliases: &[], default: "1",
@@ -155,6 +241,26 @@ pub const KEYS: &[ConfigKey] = &[
         doc: "Flink 1.x spelling of taskmanager.load-balance.mode: SLOTS (removed in Flink 2.0; kept as a what-if knob). Read by the physical plan (`plan`)." },
     ConfigKey { key: "jobmanager.execution.failover-strategy", aliases: &[], default: "region",
         doc: "region (restart the failed task's pipelined region) or full (restart every task). Read by the physical plan (`plan`); the runtime restarts the whole job yet." },
+    ConfigKey { key: "restart-strategy.failure-rate.max-failures-per-interval", aliases: &[], default: "1",
+        doc: "failure-rate: restarts allowed within one interval before the job is declared FAILED." },
+    ConfigKey { key: "restart-strategy.failure-rate.failure-rate-interval", aliases: &[], default: "1min",
+        doc: "failure-rate: the interval the failure rate is measured over." },
+    ConfigKey { key: "restart-strategy.failure-rate.delay", aliases: &[], default: "1s",
+        doc: "failure-rate: delay between a failure and the restart." },
+    ConfigKey { key: "restart-strategy.exponential-delay.initial-backoff", aliases: &[], default: "1s",
+        doc: "exponential-delay: the first restart's delay." },
+    ConfigKey { key: "restart-strategy.exponential-delay.max-backoff", aliases: &[], default: "1min",
+        doc: "exponential-delay: the longest delay." },
+    ConfigKey { key: "restart-strategy.exponential-delay.backoff-multiplier", aliases: &[], default: "1.5",
+        doc: "exponential-delay: each further attempt multiplies the delay by this." },
+    ConfigKey { key: "restart-strategy.exponential-delay.reset-backoff-threshold", aliases: &[], default: "1h",
+        doc: "exponential-delay: running this long after a restart resets the delay and the attempt count." },
+    ConfigKey { key: "restart-strategy.exponential-delay.jitter-factor", aliases: &[], default: "0.1",
+        doc: "exponential-delay: a random part of the delay (+/- this fraction), drawn from the run's seed." },
+    ConfigKey { key: "restart-strategy.exponential-delay.attempts-before-reset-backoff", aliases: &[], default: "2147483647",
+        doc: "exponential-delay: attempts before the job is declared FAILED (Flink's default: infinite, Integer.MAX_VALUE)." },
+    ConfigKey { key: "playground.flink.version", aliases: &[], default: "2.3",
+        doc: "The Flink release whose defaults omitted keys take: 2.3 or 1.20 (1.20: the buffer counts are options, overdraft 5). Chosen for the whole run." },
     ConfigKey { key: "playground.network.latency", aliases: &[], default: "1ms",
         doc: "Latency of one network hop (buffers, events, credit announcements)." },
     ConfigKey { key: "playground.rpc.latency", aliases: &[], default: "1ms",
@@ -213,6 +319,9 @@ impl Default for EngineConfig {
             debloat_samples: 0,
             debloat_threshold_percentages: 0,
             memory_threshold: 0,
+            flink_version: FlinkVersion::V2_3,
+            restart_strategy: None,
+            fixed_delay_attempts: 0,
             restart_delay: 0,
             operator_chaining: true,
             slots_per_task_manager: 1,
@@ -220,6 +329,15 @@ impl Default for EngineConfig {
             load_balance_slots: false,
             evenly_spread_out_slots: false,
             failover_full: false,
+            failure_rate_max_failures: 0,
+            failure_rate_interval: 0,
+            failure_rate_delay: 0,
+            exp_initial_backoff: 0,
+            exp_max_backoff: 0,
+            exp_multiplier: 0.0,
+            exp_reset_threshold: 0,
+            exp_jitter: 0.0,
+            exp_attempts: 0,
             network_latency: 0,
             rpc_latency: 0,
             storage_throughput: 0,
@@ -381,6 +499,24 @@ impl EngineConfig {
                 self.debloat_threshold_percentages = count(0, 100)?
             }
             "state.storage.fs.memory-threshold" => self.memory_threshold = size()?,
+            "playground.flink.version" => {
+                let next = FlinkVersion::parse(v)
+                    .ok_or_else(|| err(format!("'{v}' is not a Flink version this playground models (2.3 or 1.20)")))?;
+                self.rebase_version(next)
+            }
+            "restart-strategy.type" => {
+                self.restart_strategy = match v {
+                    "" => None,
+                    _ => Some(RestartStrategyType::parse(v).ok_or_else(|| {
+                        err(format!(
+                            "'{v}' is not a restart strategy (disable, none, off, fixed-delay, failure-rate, exponential-delay)"
+                        ))
+                    })?),
+                }
+            }
+            "restart-strategy.fixed-delay.attempts" => {
+                self.fixed_delay_attempts = count(0, i32::MAX as u64)?
+            }
             "restart-strategy.fixed-delay.delay" => {
                 self.restart_delay = bounded_dur(0, 3_600_000_000, "the restart delay")?
             }
@@ -411,6 +547,39 @@ impl EngineConfig {
                     "full" => true,
                     _ => return Err(err(format!("'{v}' is not region or full"))),
                 }
+            }
+            "restart-strategy.failure-rate.max-failures-per-interval" => {
+                self.failure_rate_max_failures = count(1, i32::MAX as u64)?
+            }
+            "restart-strategy.failure-rate.failure-rate-interval" => {
+                self.failure_rate_interval = bounded_dur(1_000, 86_400_000_000, "the failure-rate interval")?
+            }
+            "restart-strategy.failure-rate.delay" => {
+                self.failure_rate_delay = bounded_dur(0, 3_600_000_000, "the restart delay")?
+            }
+            "restart-strategy.exponential-delay.initial-backoff" => {
+                self.exp_initial_backoff = bounded_dur(1_000, 86_400_000_000, "the initial backoff")?
+            }
+            "restart-strategy.exponential-delay.max-backoff" => {
+                self.exp_max_backoff = bounded_dur(1_000, 86_400_000_000, "the max backoff")?
+            }
+            "restart-strategy.exponential-delay.backoff-multiplier" => {
+                self.exp_multiplier = match v.parse::<f64>() {
+                    Ok(m) if m > 1.0 && m <= 1_000.0 => m,
+                    _ => return Err(err(format!("'{v}' is not a multiplier greater than 1 (up to 1000)"))),
+                }
+            }
+            "restart-strategy.exponential-delay.reset-backoff-threshold" => {
+                self.exp_reset_threshold = bounded_dur(1_000, 864_000_000_000, "the reset threshold")?
+            }
+            "restart-strategy.exponential-delay.jitter-factor" => {
+                self.exp_jitter = match v.parse::<f64>() {
+                    Ok(j) if (0.0..=1.0).contains(&j) => j,
+                    _ => return Err(err(format!("'{v}' is not a jitter factor between 0 and 1"))),
+                }
+            }
+            "restart-strategy.exponential-delay.attempts-before-reset-backoff" => {
+                self.exp_attempts = count(1, i32::MAX as u64)?
             }
             "playground.network.latency" => {
                 self.network_latency = bounded_dur(1, 10_000_000, "the network latency")?
@@ -520,12 +689,58 @@ impl EngineConfig {
         Ok(())
     }
 
+    /// Switches to `next`'s defaults: every setting that still has the old version's default
+    /// takes the new version's (an explicitly different value stays).
+    fn rebase_version(&mut self, next: FlinkVersion) {
+        let old = self.flink_version;
+        self.flink_version = next;
+        if old == next {
+            return;
+        }
+        for ((key, old_default), (_, new_default)) in old.defaults().iter().zip(next.defaults()) {
+            let mut probe = self.clone();
+            let unchanged = probe.set(key, old_default).is_ok() && probe == *self;
+            if unchanged {
+                #[allow(clippy::expect_used)]
+                self.set(key, new_default).expect("version defaults parse");
+            }
+        }
+    }
+
+    /// The config of a version-1 scenario with nothing set: today's defaults with
+    /// [`VERSION_1_DEFAULTS`] applied (what tests written against the old defaults use).
+    pub fn version_1() -> EngineConfig {
+        let mut c = EngineConfig::default();
+        for (k, v) in VERSION_1_DEFAULTS {
+            #[allow(clippy::expect_used)]
+            c.set(k, v).expect("version-1 defaults parse");
+        }
+        c
+    }
+
+    /// The defaults of a run on `version` (what omitted keys take).
+    pub fn for_version(version: FlinkVersion) -> EngineConfig {
+        let mut c = EngineConfig::default();
+        c.rebase_version(version);
+        c
+    }
+
     /// This config with `key` set to `value`, if the value parses and the result passes
     /// [`EngineConfig::validate`] — the one check of a config change, wherever it comes
     /// from. A bad value is [`EngineConfig::set`]'s error; a valid value that breaks a
     /// rule together with the rest of the config is an error keyed by `key` whose message
     /// says the value is refused and names the rule's keys and values.
     pub fn with_change(&self, key: &str, value: &str) -> Result<EngineConfig, ConfigError> {
+        if canonical_key(key) == Some("playground.flink.version") {
+            return Err(ConfigError {
+                key: key.to_string(),
+                message: format!(
+                    "{} is refused: the Flink version is chosen for the whole run (in the \
+                     scenario's config), not changed while it runs",
+                    value.trim()
+                ),
+            });
+        }
         let mut next = self.clone();
         next.set(key, value)?;
         match next.validate() {
@@ -596,9 +811,12 @@ mod tests {
         assert_eq!(c.checkpoint_timeout, 600_000_000);
         assert_eq!(c.buffers_per_channel, 2);
         assert_eq!(c.floating_buffers_per_gate, 8);
-        assert_eq!(c.max_overdraft_buffers_per_gate, 5);
+        assert_eq!(c.max_overdraft_buffers_per_gate, 20);
         assert_eq!(c.max_subtasks_per_channel_state_file, 5);
-        assert_eq!(c.segment_size, 4096);
+        assert_eq!(c.segment_size, 32 * 1024);
+        assert_eq!(c.flink_version, FlinkVersion::V2_3);
+        assert_eq!(c.restart_strategy, None);
+        assert_eq!(c.exp_multiplier, 1.5);
         assert_eq!(c.barrier_kind(), BarrierKind::Aligned);
     }
 
@@ -628,5 +846,41 @@ mod tests {
         c.set("execution.checkpointing.mode", "AT_LEAST_ONCE")
             .unwrap();
         assert!(c.validate().is_err(), "UC with at-least-once is rejected");
+    }
+
+    #[test]
+    fn the_version_profile_moves_only_defaults() {
+        let mut c = EngineConfig::default();
+        c.set("playground.flink.version", "1.20").unwrap();
+        assert_eq!(c.max_overdraft_buffers_per_gate, 5);
+        c.set("playground.flink.version", "2.3.0").unwrap();
+        assert_eq!(c.max_overdraft_buffers_per_gate, 20);
+        // An explicit value stays whatever the version.
+        c.set(
+            "taskmanager.network.memory.max-overdraft-buffers-per-gate",
+            "7",
+        )
+        .unwrap();
+        c.set("playground.flink.version", "1.20").unwrap();
+        assert_eq!(c.max_overdraft_buffers_per_gate, 7);
+        assert!(c.set("playground.flink.version", "1.19").is_err());
+        assert_eq!(
+            EngineConfig::for_version(FlinkVersion::V1_20).max_overdraft_buffers_per_gate,
+            5
+        );
+        let e = EngineConfig::default()
+            .with_change("playground.flink.version", "1.20")
+            .unwrap_err();
+        assert!(e.message.contains("whole run"), "{e}");
+    }
+
+    #[test]
+    fn version_1_keeps_the_old_defaults() {
+        let c = EngineConfig::version_1();
+        assert_eq!(c.segment_size, 4096);
+        assert_eq!(c.max_overdraft_buffers_per_gate, 5);
+        assert_eq!(c.restart_strategy, Some(RestartStrategyType::FixedDelay));
+        assert_eq!(c.fixed_delay_attempts, i32::MAX as u32);
+        assert_eq!(c.restart_delay, 1_000_000);
     }
 }

@@ -32,6 +32,7 @@ pub mod physical_plan;
 pub mod record;
 pub mod recovery;
 pub mod report;
+pub mod restart_strategy;
 pub mod rng;
 pub mod runtime;
 pub mod sinks;

@@ -1,9 +1,10 @@
 //! Failure and recovery.
 //!
-//! Failover strategy: the whole job restarts. Flink's default is region failover, but in a
+//! Failover strategy: the whole job restarts, after the delay the restart strategy gives
+//! (`super::restart_strategy`; when it gives up the job goes FAILED). Flink's default is region failover, but in a
 //! streaming job every pipelined edge joins its ends into one region, so a connected job is
 //! one region and region failover restarts all of it — which is what this models. After
-//! `restart-strategy.fixed-delay.delay` the job is redeployed and restored from the latest
+//! that delay the job is redeployed and restored from the latest
 //! completed checkpoint, in Flink's order (`StreamTask.restoreStateAndGates`): recovered
 //! output buffers go into their subpartitions before any new record; operator state is
 //! restored (two-phase-commit sinks commit the transactions pending in it, idempotently);
@@ -21,6 +22,7 @@ use super::log::{dur, LogKind};
 use super::network::{Buffer, Item};
 use super::record::Record;
 use super::report::FailureReport;
+use super::restart_strategy::{RestartDecision, RestartStrategy};
 use super::runtime::{Engine, Ev, JobStatus};
 use super::spec::OperatorKind;
 use super::task::{Activity, OpState, TaskStatus};
@@ -66,23 +68,46 @@ impl Engine {
         } else {
             "job failover".to_string()
         };
-        self.log.push(
-            self.now,
-            LogKind::Failure,
-            format!(
-                "{who}: {reason}; restarting the job in {}",
-                dur(self.config.restart_delay)
+        // The restart strategy decides the delay, or that the job fails for good. Whether
+        // checkpointing is enabled is decided at submission, as Flink's loader does.
+        let strategy =
+            RestartStrategy::resolve(&self.config, self.spec.config.checkpoint_interval.is_some());
+        let decision = self.restart_backoff.on_failure(&strategy, self.now);
+        let delay = match decision {
+            RestartDecision::Restart { delay, .. } => Some(delay),
+            RestartDecision::GiveUp => None,
+        };
+        let text = match delay {
+            Some(d) => format!("{who}: {reason}; restarting the job in {}", dur(d)),
+            None => format!(
+                "{who}: {reason}; the restart strategy {} allows no further restart",
+                strategy.describe()
             ),
-        );
+        };
+        self.log.push(self.now, LogKind::Failure, text);
+        let restarted_subtasks = match delay {
+            Some(_) => self.tasks.iter().map(|t| t.name.clone()).collect(),
+            None => Vec::new(),
+        };
         self.failures.push(FailureReport {
             at_ms: self.now as f64 / 1e3,
             operator,
             subtask,
-            reason,
+            reason: reason.clone(),
+            restart_delay_ms: delay.map(|d| d as f64 / 1e3),
+            restarted_subtasks,
             ..Default::default()
         });
-        self.recovery_started = Some(self.now);
-        self.schedule(self.now + self.config.restart_delay, Ev::Restart);
+        match delay {
+            Some(d) => {
+                self.recovery_started = Some(self.now);
+                self.schedule(self.now + d, Ev::Restart);
+            }
+            None => self.fail_job_for_good(format!(
+                "{who} ({reason}) and the restart strategy {} gives up",
+                strategy.describe()
+            )),
+        }
     }
 
     pub(crate) fn restart(&mut self) {

@@ -85,6 +85,10 @@ pub struct FailureReport {
     /// (`src/engine/loss.rs`).
     pub lost_records: u64,
     pub restore_error: Option<String>,
+    /// The restart strategy's delay before the restart (`None`: it gave up, the job FAILED).
+    pub restart_delay_ms: Option<f64>,
+    /// The subtasks this failure restarted (`operator#index`; today the whole job).
+    pub restarted_subtasks: Vec<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]

@@ -164,6 +164,8 @@ pub struct Engine {
     /// Highest offset each source subtask read in any attempt: (operator, subtask) → offset.
     pub source_high_water: BTreeMap<(usize, u32), u64>,
     pub(crate) recovery_started: Option<Micros>,
+    /// The restart strategy's state (attempts, backoff, jitter stream).
+    pub(crate) restart_backoff: super::restart_strategy::RestartBackoff,
     /// The job attempt whose tasks run the debloater.
     pub(crate) debloat_scheduled_epoch: Option<u32>,
     pub(crate) next_buffer_id: u64,
@@ -239,6 +241,7 @@ impl Engine {
             expired_records: 0,
             source_high_water: BTreeMap::new(),
             recovery_started: None,
+            restart_backoff: super::restart_strategy::RestartBackoff::new(spec.seed),
             debloat_scheduled_epoch: None,
             log: EventLog::default(),
             samples: Vec::new(),

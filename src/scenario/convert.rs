@@ -194,7 +194,17 @@ pub(crate) fn check_sizes(doc: &Document) -> Result<(), ScenarioError> {
 fn build_config(doc: &Document) -> Result<EngineConfig, ScenarioError> {
     let mut config = EngineConfig::default();
     let mut seen: Vec<(&'static str, &str)> = Vec::new();
-    for (key, value) in &doc.config {
+    // The Flink version first: it decides the defaults the other keys replace.
+    let version_first = doc
+        .config
+        .iter()
+        .filter(|(k, _)| canonical_key(k) == Some(VERSION_KEY))
+        .chain(
+            doc.config
+                .iter()
+                .filter(|(k, _)| canonical_key(k) != Some(VERSION_KEY)),
+        );
+    for (key, value) in version_first {
         let path = format!("config.{key}");
         if let Some(canonical) = canonical_key(key) {
             if let Some((_, other)) = seen.iter().find(|(c, _)| *c == canonical) {
@@ -305,14 +315,22 @@ fn operator_chaining(o: &OperatorDoc, path: &str) -> Result<OperatorChaining, Sc
     })
 }
 
-/// The document describing `spec`, with defaults left out.
+const VERSION_KEY: &str = "playground.flink.version";
+
+/// The document describing `spec`, with defaults left out (the defaults of its Flink
+/// version; the version itself is written when it is not the default one).
 pub fn from_spec(spec: &JobSpec) -> Document {
-    let default_config = EngineConfig::default();
+    let version_defaults = EngineConfig::for_version(spec.config.flink_version);
+    let plain_defaults = EngineConfig::default();
     let config = KEYS
         .iter()
         .filter_map(|k| {
             let v = config_value(k.key, &spec.config)?;
-            (Some(&v) != config_value(k.key, &default_config).as_ref())
+            let default_config = match k.key {
+                VERSION_KEY => &plain_defaults,
+                _ => &version_defaults,
+            };
+            (Some(&v) != config_value(k.key, default_config).as_ref())
                 .then(|| (k.key.to_string(), v))
         })
         .collect();
@@ -490,6 +508,11 @@ pub fn config_value(key: &str, c: &EngineConfig) -> Option<ConfigValue> {
             count(c.debloat_threshold_percentages)
         }
         "state.storage.fs.memory-threshold" => size(c.memory_threshold),
+        "playground.flink.version" => Some(Text(c.flink_version.name().into())),
+        "restart-strategy.type" => Some(Text(
+            c.restart_strategy.map(|t| t.name()).unwrap_or("").into(),
+        )),
+        "restart-strategy.fixed-delay.attempts" => count(c.fixed_delay_attempts),
         "restart-strategy.fixed-delay.delay" => dur(c.restart_delay),
         "pipeline.operator-chaining.enabled" => Some(Bool(c.operator_chaining)),
         "taskmanager.numberOfTaskSlots" => count(c.slots_per_task_manager),
@@ -509,6 +532,19 @@ pub fn config_value(key: &str, c: &EngineConfig) -> Option<ConfigValue> {
         "jobmanager.execution.failover-strategy" => {
             Some(Text(if c.failover_full { "full" } else { "region" }.into()))
         }
+        "restart-strategy.failure-rate.max-failures-per-interval" => {
+            count(c.failure_rate_max_failures)
+        }
+        "restart-strategy.failure-rate.failure-rate-interval" => dur(c.failure_rate_interval),
+        "restart-strategy.failure-rate.delay" => dur(c.failure_rate_delay),
+        "restart-strategy.exponential-delay.initial-backoff" => dur(c.exp_initial_backoff),
+        "restart-strategy.exponential-delay.max-backoff" => dur(c.exp_max_backoff),
+        "restart-strategy.exponential-delay.backoff-multiplier" => {
+            Some(Text(c.exp_multiplier.to_string()))
+        }
+        "restart-strategy.exponential-delay.reset-backoff-threshold" => dur(c.exp_reset_threshold),
+        "restart-strategy.exponential-delay.jitter-factor" => Some(Text(c.exp_jitter.to_string())),
+        "restart-strategy.exponential-delay.attempts-before-reset-backoff" => count(c.exp_attempts),
         "playground.network.latency" => dur(c.network_latency),
         "playground.rpc.latency" => dur(c.rpc_latency),
         "playground.storage.throughput" => size(c.storage_throughput),

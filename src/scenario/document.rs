@@ -1,4 +1,4 @@
-//! The versioned scenario document (format v1 of `shared/SCENARIO.md`) and its reader.
+//! The versioned scenario document (format v2; v1 is `shared/SCENARIO.md`'s) and its reader.
 //!
 //! A [`Document`] is the JSON a user writes, a link carries and the headless runner
 //! reads: `version`, `name`, `seed`, `duration`, a `config` map keyed by Flink's option
@@ -62,7 +62,13 @@ use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 
 /// The newest document version this playground reads and the one it writes.
-pub const CURRENT_VERSION: u64 = 1;
+///
+/// Version 2 (issue 13): omitted config keys take real Flink's defaults (32 KB segments,
+/// Flink 2.3's buffer counts, the restart strategy Flink's loader picks). A version-1
+/// document is read as the version-2 document that pins its old defaults
+/// (`engine::config::VERSION_1_DEFAULTS`) where it does not set them, so it produces the
+/// run it produced before.
+pub const CURRENT_VERSION: u64 = 2;
 
 pub const DEFAULT_NAME: &str = "Untitled scenario";
 pub const DEFAULT_SEED: u64 = 1;
@@ -648,10 +654,10 @@ fn field_kinds(field: &str) -> &'static [Kind] {
     }
 }
 
-/// Checks and strips the version, and brings an older document up to [`CURRENT_VERSION`].
-/// There is only version 1 so far; a v2 would add a `v1 -> v2` rewrite of the JSON here,
-/// so that old links keep opening.
-fn migrate(root: &Value) -> Res<()> {
+/// Checks the version, and brings an older document up to [`CURRENT_VERSION`]: a version-1
+/// document gets the settings of `VERSION_1_DEFAULTS` its `config` does not give (under any
+/// spelling of the key), so old links keep opening and keep their runs.
+fn migrate(root: &Value) -> Res<std::borrow::Cow<'_, Value>> {
     let obj = Obj::new(root, "")?;
     let version = match obj.get("version") {
         None => {
@@ -664,7 +670,8 @@ fn migrate(root: &Value) -> Res<()> {
         Some(_) => None,
     };
     match version {
-        Some(v) if v == CURRENT_VERSION => Ok(()),
+        Some(v) if v == CURRENT_VERSION => Ok(std::borrow::Cow::Borrowed(root)),
+        Some(1) => Ok(std::borrow::Cow::Owned(version_1_to_2(root))),
         Some(v) if v > CURRENT_VERSION => Err(ScenarioError::new(
             "version",
             format!(
@@ -681,6 +688,33 @@ fn migrate(root: &Value) -> Res<()> {
     }
 }
 
+/// The version-2 document a version-1 document means: its old defaults pinned in `config`.
+fn version_1_to_2(root: &Value) -> Value {
+    use crate::engine::config::{canonical_key, VERSION_1_DEFAULTS};
+    let mut next = root.clone();
+    if let Some(obj) = next.as_object_mut() {
+        obj.insert("version".into(), Value::from(CURRENT_VERSION));
+        let config = obj
+            .entry("config")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if config.is_null() {
+            *config = Value::Object(Map::new());
+        }
+        if let Some(c) = config.as_object_mut() {
+            for (key, value) in VERSION_1_DEFAULTS {
+                if !c.keys().any(|k| canonical_key(k) == Some(*key)) {
+                    let v = match value.parse::<u64>() {
+                        Ok(n) => Value::from(n),
+                        Err(_) => Value::from(*value),
+                    };
+                    c.insert(key.to_string(), v);
+                }
+            }
+        }
+    }
+    next
+}
+
 impl Document {
     /// Reads a scenario from JSON text. Checks the JSON, the version, and the shape and
     /// types of every field; the meaning (durations, ranges, graph) is `convert`'s.
@@ -691,7 +725,8 @@ impl Document {
 
     /// Like [`Document::from_json`], from an already parsed JSON value.
     pub fn from_value(root: &Value) -> Res<Document> {
-        migrate(root)?;
+        let root = migrate(root)?;
+        let root: &Value = &root;
         let top = Obj::new(root, "")?;
         top.only(TOP_FIELDS)?;
         check_counts(&top)?;

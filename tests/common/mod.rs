@@ -56,7 +56,9 @@ pub fn job(
     operators: Vec<OperatorSpec>,
     edges: Vec<EdgeSpec>,
 ) -> JobSpec {
-    let mut c = EngineConfig::default();
+    // The defaults these tests were written against: a version-1 scenario's (4 KB segments,
+    // Flink 1.20's buffer options, fixed-delay restarts after 1 s without limit).
+    let mut c = EngineConfig::version_1();
     for (k, v) in config {
         c.set(k, v).unwrap();
     }
