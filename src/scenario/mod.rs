@@ -2,7 +2,9 @@
 //! engine's job, presets, and links — everything the playground, the URL, the headless
 //! runner and the tests share. No web dependency.
 //!
-//! Contract (`shared/SCENARIO.md`): a scenario is one JSON document with `"version": 1`;
+//! Contract (`shared/SCENARIO.md`, extended): a scenario is one JSON document with
+//! `"version": 2` (omitted config keys take real Flink's defaults), or `"version": 1`, read
+//! as the version-2 document that pins the old defaults (see `document::CURRENT_VERSION`);
 //! reading it either gives a [`Document`] or a [`ScenarioError`] naming the offending
 //! field (`path: message`). The flow is
 //! `text --parse_json--> Document --to_spec--> JobSpec --Engine::new--> run`, and back
@@ -13,7 +15,7 @@
 //! ```
 //! use checkpoint_playground::scenario;
 //! let doc = scenario::parse_json(r#"{
-//!   "version": 1, "name": "tiny", "duration": "10s",
+//!   "version": 2, "name": "tiny", "duration": "10s",
 //!   "config": {"execution.checkpointing.interval": "2s"},
 //!   "operators": [{"id": "src", "kind": "source", "rate": 500},
 //!                 {"id": "out", "kind": "sink", "cost": "1ms"}],
