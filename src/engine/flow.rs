@@ -344,7 +344,7 @@ impl Engine {
     /// The channel has something to read: queue it for the task's default action.
     pub(crate) fn notify_data(&mut self, c: usize) {
         let ch = &self.channels[c];
-        if ch.blocked_at_receiver || ch.received.is_empty() {
+        if ch.received.is_empty() {
             return;
         }
         let t = ch.to_task;

@@ -181,10 +181,11 @@ impl Engine {
                 self.buffer_consumed(c, recovered);
                 continue;
             }
+            // A channel the barrier handler blocked stays readable: what is queued there was
+            // sent before its aligned barrier (Flink 2.x `SingleInputGate.blockConsumption`
+            // is a no-op; the sender's blocked subpartition stops the rest). That is the
+            // data an announced barrier was prioritized ahead of.
             let c = self.tasks[t].channels_with_data.pop_front()?;
-            if self.channels[c].blocked_at_receiver {
-                continue;
-            }
             let Some(item) = self.channels[c].received.pop_front() else {
                 continue;
             };
