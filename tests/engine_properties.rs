@@ -632,7 +632,7 @@ fn dump() {
     );
     println!("status {:?} now {}", e.status, e.now);
     for t in &e.tasks {
-        println!("{} {:?} {:?} hs={} pending={} cur={} ua={} aligned={:?} target={} final={:?} mail={:?} pout={} cwd={:?} busy_until={} wake={:?} cps={:?}", t.name, t.status, t.activity, t.handler.state.name(), t.handler.pending, t.handler.current_id, t.handler.unaligned, t.handler.aligned_channels, t.handler.target, t.final_checkpoint, t.mailbox, t.pending_out.len(), t.channels_with_data, t.busy_until, t.wake_at, t.checkpoints.keys().collect::<Vec<_>>());
+        println!("{} {:?} {:?} handler={:?} final={:?} mail={:?} pout={} cwd={:?} busy_until={} wake={:?} cps={:?}", t.name, t.status, t.activity, t.handler, t.final_checkpoint, t.mailbox, t.pending_out.len(), t.channels_with_data, t.busy_until, t.wake_at, t.checkpoints.keys().collect::<Vec<_>>());
         for (id, cp) in &t.checkpoints {
             println!(
                 "    cp{id}: sync={:?} sw={} in_done={} await={} writes={} acked={:?}",

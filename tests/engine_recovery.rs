@@ -77,10 +77,7 @@ fn failure_during_the_async_phase_of_an_unaligned_checkpoint() {
 fn failure_during_alignment() {
     let spec = pipeline(&cfg(&[]), Some(4000), "2ms", "60s");
     let at = first_time(&spec, |e| {
-        e.now > 1_000_000
-            && e.tasks
-                .iter()
-                .any(|t| t.handler.pending && !t.handler.aligned_channels.is_empty())
+        e.now > 1_000_000 && e.tasks.iter().any(|t| t.handler.is_aligning())
     });
     assert_exactly_once(&fail_at(&spec, at, "out", 0), "alignment");
 }

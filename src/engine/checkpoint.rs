@@ -118,13 +118,6 @@ impl Engine {
         self.coordinator_subtask_started(barrier.id, t);
     }
 
-    pub(crate) fn alignment_finished(&mut self, t: usize, id: u64) {
-        let now = self.now;
-        if let Some(cp) = self.tasks[t].checkpoints.get_mut(&id) {
-            cp.alignment_end.get_or_insert(now);
-        }
-    }
-
     /// Captures the data buffers among the first `upto` items of channel `c`'s input queue
     /// that arrived before the checkpoint's unaligned barrier on that channel, if one came.
     pub(crate) fn capture_queued_input(&mut self, t: usize, id: u64, c: usize, upto: usize) -> u32 {
@@ -244,7 +237,7 @@ impl Engine {
         let sync_end = now + SYNC_PHASE_COST;
         let finishing = self.tasks[t].status == TaskStatus::Finishing;
         // Without a pending alignment (sources, tasks whose inputs ended) there is no input to wait for.
-        let aligning = self.tasks[t].handler.pending && self.tasks[t].handler.current_id == id;
+        let aligning = self.tasks[t].handler.is_collecting(id);
         let task = &mut self.tasks[t];
         task.busy_until = task.busy_until.max(sync_end);
         if finishing {
@@ -525,9 +518,6 @@ impl Engine {
     /// The coordinator's trigger RPC reached a task (a source, or a task whose inputs all ended).
     pub(crate) fn trigger_at_task(&mut self, t: usize, barrier: Barrier) {
         let id = barrier.id;
-        if self.tasks[t].aborted.contains(&id) {
-            return;
-        }
         if self.tasks[t].status == TaskStatus::Recovering {
             self.decline(t, id, "CHECKPOINT_DECLINED_TASK_NOT_READY");
             self.broadcast_cancel(t, id);
@@ -540,10 +530,8 @@ impl Engine {
             .filter(|&c| !self.channels[c].closed)
             .collect();
         if open.is_empty() {
-            self.begin_subtask_checkpoint(t, barrier);
-            self.tasks[t].handler.current_id = self.tasks[t].handler.current_id.max(id);
-            self.alignment_finished(t, id);
-            self.perform_checkpoint(t, id, barrier.kind == BarrierKind::Unaligned);
+            // No alignment for a triggered task (`triggerCheckpointAsyncInMailbox`).
+            self.checkpoint_state(t, barrier, barrier.kind == BarrierKind::Unaligned);
             return;
         }
         // Inputs that ended but still hold data: the barrier goes in just before their end
@@ -599,8 +587,6 @@ impl Engine {
                 );
             }
         }
-        let h = &mut self.tasks[t].handler;
-        h.last_cancelled_or_completed = h.last_cancelled_or_completed.max(id);
         let done: Vec<u64> = self.tasks[t]
             .checkpoints
             .range(..=id)
@@ -623,20 +609,26 @@ impl Engine {
         }
     }
 
+    /// `SubtaskCheckpointCoordinatorImpl.notifyCheckpointAborted` (Flink 2.x): cancels the
+    /// checkpoint's async part if it already ran its sync phase here, otherwise remembers the
+    /// id (only one not yet triggered at this task) so `checkpoint_state` skips it, and
+    /// aborts its channel-state writes. It does not reach the barrier handler: channels it
+    /// blocked stay blocked until the checkpoint's remaining barriers, a cancel marker or a
+    /// newer barrier arrive, and a task whose first barrier of it comes later still aligns
+    /// before skipping it.
     pub(crate) fn notify_aborted_at_task(&mut self, t: usize, id: u64) {
-        if !self.tasks[t].aborted.contains(&id) {
-            self.tasks[t].aborted.push(id);
-            if self.tasks[t].aborted.len() > 64 {
-                self.tasks[t].aborted.remove(0);
+        let canceled = self.tasks[t]
+            .checkpoints
+            .get(&id)
+            .is_some_and(|c| c.sync_start.is_some());
+        let task = &mut self.tasks[t];
+        if !canceled && id > task.last_checkpoint_id && !task.aborted.contains(&id) {
+            task.aborted.push(id);
+            if task.aborted.len() > 64 {
+                task.aborted.remove(0);
             }
         }
-        if self.tasks[t].handler.pending && self.tasks[t].handler.current_id == id {
-            self.abort_pending_at_task(t, id, "", false);
-            self.tasks[t].handler.last_cancelled_or_completed =
-                self.tasks[t].handler.last_cancelled_or_completed.max(id);
-        } else {
-            self.abort_subtask_checkpoint(t, id);
-        }
+        self.abort_subtask_checkpoint(t, id);
         // A two-phase-commit sink keeps an aborted checkpoint's transaction pending: the
         // next completed checkpoint commits it (`notify_complete_at_task`).
         if self.tasks[t].status == TaskStatus::Finishing
@@ -644,6 +636,50 @@ impl Engine {
         {
             self.tasks[t].final_checkpoint = None;
         }
+    }
+
+    /// `SubtaskCheckpointCoordinatorImpl.checkpointState`, step (0): the handler (or the
+    /// trigger RPC) started checkpoint `barrier.id` at this task. An id not newer than the
+    /// last one triggered here is out of order and dropped; one notified as aborted before
+    /// is skipped with a `CancelCheckpointMarker` downstream (no decline: the coordinator
+    /// already ended it), so downstream tasks stop aligning on it. Otherwise the sync phase
+    /// runs (`perform_checkpoint`).
+    pub(crate) fn checkpoint_state(&mut self, t: usize, barrier: Barrier, unaligned: bool) {
+        let id = barrier.id;
+        if self.tasks[t].last_checkpoint_id >= id {
+            self.abort_subtask_checkpoint(t, id);
+            return;
+        }
+        self.tasks[t].last_checkpoint_id = id;
+        if let Some(pos) = self.tasks[t].aborted.iter().position(|&a| a == id) {
+            self.tasks[t].aborted.remove(pos);
+            self.abort_subtask_checkpoint(t, id);
+            self.broadcast_cancel(t, id);
+            let name = self.tasks[t].name.clone();
+            self.log.push(
+                self.now,
+                LogKind::Checkpoint,
+                format!("{name} skips checkpoint {id}: it was notified as aborted; cancel marker sent downstream"),
+            );
+            return;
+        }
+        if !self.tasks[t].checkpoints.contains_key(&id) {
+            self.begin_subtask_checkpoint(t, barrier);
+        }
+        self.perform_checkpoint(t, id, unaligned);
+    }
+
+    /// `SubtaskCheckpointCoordinatorImpl.abortCheckpointOnBarrier`: the handler aborted
+    /// checkpoint `id` (subsumed, cancel marker, end of input): abort its channel-state
+    /// writes, decline it, and tell downstream with a `CancelCheckpointMarker`.
+    pub(crate) fn abort_checkpoint_on_barrier(&mut self, t: usize, id: u64, reason: &str) {
+        let task = &mut self.tasks[t];
+        task.last_checkpoint_id = task.last_checkpoint_id.max(id);
+        let last = task.last_checkpoint_id;
+        task.aborted.retain(|&a| a >= last);
+        self.abort_subtask_checkpoint(t, id);
+        self.decline(t, id, reason);
+        self.broadcast_cancel(t, id);
     }
 
     /// Without checkpointing, transactional sinks commit at the end of their input.

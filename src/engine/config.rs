@@ -180,7 +180,7 @@ pub const KEYS: &[ConfigKey] = &[
         aliases: &["execution.checkpointing.unaligned"], default: "false",
         doc: "Unaligned checkpoints: barriers overtake in-flight buffers, which are persisted as channel state." },
     ConfigKey { key: "execution.checkpointing.unaligned.forced", aliases: &[], default: "false",
-        doc: "Use unaligned barriers even on pointwise (forward/rescale) and broadcast edges." },
+        doc: "Flink: allows unaligned checkpoints for jobs it would otherwise reject (iterations, custom partitioners; StreamingJobGraphGenerator.preValidate). Forward/rescale/broadcast edges stay aligned whatever this says, so in the playground it changes nothing." },
     ConfigKey { key: "execution.checkpointing.aligned-checkpoint-timeout",
         aliases: &["execution.checkpointing.alignment-timeout"], default: "0s",
         doc: "With unaligned enabled: start aligned and switch to unaligned once this much time passed since the trigger; 0 = unaligned at once." },

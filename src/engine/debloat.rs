@@ -4,7 +4,9 @@
 //! As in Flink's `StreamTask.scheduleBufferDebloater`, every task with inputs runs a
 //! mailbox action every `buffer-debloat.period`. Per input gate it measures the throughput
 //! (bytes consumed per second of the task's non-idle time, `ThroughputCalculator`), wants
-//! `throughput × target` bytes in flight, divides that by the buffers in use (at least one)
+//! `throughput × target` bytes in flight, divides that by the gate's buffers in use — queued
+//! received buffers plus the backlog its senders announced (`getBuffersInUseCount`), at
+//! least one —
 //! and smooths the result with an exponential moving average (α = 2 / (samples + 1), at most
 //! doubling per step, `BufferSizeEMA`), clamped to [`min-segment-size`, `segment-size`]. A
 //! size that differs by at least `threshold-percentages` from the announced one (or hits a
@@ -54,10 +56,17 @@ impl Engine {
             let bytes = std::mem::take(&mut self.gates[g].bytes_consumed);
             let throughput = bytes as f64 * 1e6 / non_idle as f64;
             let desired_total = throughput * self.config.debloat_target as f64 / 1e6;
+            // `SingleInputGate.getBuffersInUseCount`: per channel the queued received
+            // buffers plus the announced backlog (`RemoteInputChannel.getBuffersInUseCount`:
+            // `getNumberOfQueuedBuffers() + max(0, numRequiredBuffers - initialCredit)`).
             let in_use: u32 = self.gates[g]
                 .channels
                 .iter()
-                .map(|&c| self.channels[c].received_data)
+                .map(|&c| {
+                    let ch = &self.channels[c];
+                    let queued = ch.received.iter().filter(|i| i.is_data()).count() as u32;
+                    queued + ch.sender_backlog
+                })
                 .sum();
             let last = self.gates[g].debloat_size as f64;
             let desired = (desired_total / in_use.max(1) as f64).min(2.0 * last);

@@ -3,7 +3,9 @@
 //! Sender: records are serialized into the subpartition's buffer being filled; a full (or
 //! flushed) buffer joins the subpartition queue; a queued data buffer is sent only against
 //! credit, after which its memory returns to the producer's pool. Events go without credit;
-//! an aligned barrier blocks the subpartition until the consumer resumes consumption.
+//! an aligned barrier blocks the subpartition until the consumer resumes consumption, and a
+//! blocked subpartition sends nothing at all, priority events included (Flink 2.x
+//! `PipelinedSubpartition`: `isBlocked` makes it unavailable with backlog 0).
 //! Receiver: an arriving data buffer occupies one of the channel's buffers; its backlog
 //! makes the channel ask the gate for floating buffers; each freed buffer is announced back
 //! as credit (or returned to the gate when no longer needed). Priority events go to the head
@@ -155,8 +157,8 @@ impl Engine {
             let ch = &self.channels[c];
             let Some(head) = ch.queue.front() else { return };
             match head {
-                Item::Event { priority, event } => {
-                    if ch.blocked && !priority {
+                Item::Event { event, .. } => {
+                    if ch.blocked {
                         return;
                     }
                     let blocks = matches!(event, Event::Barrier(b) if b.kind.blocks_upstream());
@@ -257,6 +259,8 @@ impl Engine {
         self.try_send(c);
     }
 
+    /// `ResumeConsumption` reached the sender (`CreditBasedSequenceNumberingViewReader
+    /// .resumeConsumption`): the subpartition sends again.
     pub(crate) fn resume_arrived(&mut self, c: usize) {
         self.channels[c].blocked = false;
         self.try_send(c);
@@ -311,6 +315,9 @@ impl Engine {
                 event,
                 priority: false,
             } => {
+                if matches!(&event, Event::Barrier(b) if b.kind.blocks_upstream()) {
+                    self.on_blocking_upstream(c);
+                }
                 let announce = matches!(
                     &event,
                     Event::Barrier(Barrier {
@@ -337,7 +344,7 @@ impl Engine {
     /// The channel has something to read: queue it for the task's default action.
     pub(crate) fn notify_data(&mut self, c: usize) {
         let ch = &self.channels[c];
-        if ch.blocked_at_receiver || ch.received.is_empty() {
+        if ch.received.is_empty() {
             return;
         }
         let t = ch.to_task;
@@ -351,9 +358,6 @@ impl Engine {
 
     /// Asks the gate for floating buffers until the channel can take its sender's backlog.
     pub(crate) fn request_floating(&mut self, c: usize) {
-        if self.channels[c].blocked_at_receiver {
-            return;
-        }
         let g = self.channels[c].gate;
         loop {
             let ch = &self.channels[c];
@@ -377,7 +381,7 @@ impl Engine {
     pub(crate) fn announce_credit(&mut self, c: usize) {
         let ch = &mut self.channels[c];
         let n = ch.unannounced_credit();
-        if n > 0 && !ch.closed && !ch.blocked_at_receiver {
+        if n > 0 && !ch.closed {
             ch.credit_in_transit += n;
             let epoch = ch.credit_epoch;
             let at = self.now + self.config.network_latency;
@@ -414,21 +418,23 @@ impl Engine {
         self.announce_credit(c);
     }
 
-    /// An aligned barrier of channel `c` was processed: the channel is blocked until the
-    /// alignment ends. As in Flink (FLINK-16404), the receiver revokes the sender's credit and
-    /// gives its free floating buffers back to the gate, so a blocked channel cannot starve
-    /// the channels whose barriers are still on the way.
-    pub(crate) fn block_channel(&mut self, c: usize) {
+    /// An aligned barrier arrived on channel `c` (Flink 2.x `RemoteInputChannel.onBuffer` →
+    /// `onBlockingUpstream`): its sender blocked the subpartition and reports backlog 0.
+    /// Only a channel without exclusive buffers (`buffers-per-channel` = 0) gives its free
+    /// floating buffers back to the gate (FLINK-16404: a blocked channel cannot recycle
+    /// them, and would starve the channels whose barriers are still on the way); the credit
+    /// they stood for is void. With exclusive buffers nothing is revoked: the blocked sender
+    /// keeps its credit and the channel its buffers.
+    fn on_blocking_upstream(&mut self, c: usize) {
         let g = self.channels[c].gate;
         let ch = &mut self.channels[c];
-        if ch.blocked_at_receiver {
+        ch.sender_backlog = 0;
+        if ch.exclusive > 0 {
             return;
         }
-        ch.blocked_at_receiver = true;
         ch.credit = 0;
         ch.credit_in_transit = 0;
         ch.credit_epoch += 1;
-        ch.sender_backlog = 0;
         let release = ch.floating.min(ch.free_buffers());
         ch.floating -= release;
         self.gates[g].floating_free += release;
@@ -446,14 +452,18 @@ impl Engine {
         }
     }
 
-    /// Unblocks a channel after alignment: the task reads it again, the sender resumes and
-    /// gets its credit announced anew.
-    pub(crate) fn unblock_channel(&mut self, c: usize) {
+    /// `RemoteInputChannel.resumeConsumption` after an alignment (or for an obsolete aligned
+    /// barrier): the task reads the channel again and the sender is told to resume. Without
+    /// exclusive buffers the credit starts from zero again (the unannounced credit and the
+    /// sender's credit are reset), and the channel asks for floating buffers anew.
+    pub(crate) fn resume_consumption(&mut self, c: usize) {
         let ch = &mut self.channels[c];
-        if !ch.blocked_at_receiver {
-            return;
-        }
         ch.blocked_at_receiver = false;
+        if ch.exclusive == 0 {
+            ch.credit = 0;
+            ch.credit_in_transit = 0;
+            ch.credit_epoch += 1;
+        }
         self.schedule(self.now + self.config.network_latency, Ev::Resume(c));
         self.request_floating(c);
         self.notify_data(c);

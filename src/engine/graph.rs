@@ -69,14 +69,20 @@ pub fn build(
             unaligned_capable: true,
         })
         .collect();
-    // If any input edge of an operator cannot carry unaligned barriers, none of them can.
+    // If any input edge of an operator cannot carry unaligned barriers, none of them can
+    // (Flink 2.x `StreamGraphGenerator.generate`: every input edge of a node with an edge
+    // whose partitioner is not `isSupportsUnalignedCheckpoint` gets
+    // `setSupportsUnalignedCheckpoints(false)`). `execution.checkpointing.unaligned.forced`
+    // plays no part here: in Flink it only lifts the submission-time rejections of
+    // `StreamingJobGraphGenerator.preValidate` (iterative jobs, custom partitioners), and the
+    // playground has neither, so it changes nothing at run time.
     for op in 0..ops.len() {
         let all_support = edges
             .iter()
             .filter(|e| e.to_op == op)
             .all(|e| e.partitioner.supports_unaligned());
         for e in edges.iter_mut().filter(|e| e.to_op == op) {
-            e.unaligned_capable = config.unaligned_forced || all_support;
+            e.unaligned_capable = all_support;
         }
     }
     let mut operator_tasks = Vec::new();

@@ -10,7 +10,7 @@
 //! [`config`] (Flink's option keys), [`spec`] (the job), [`graph`] (job graph → execution
 //! graph), [`record`] (records and lineage), [`network`] (buffers, channels, pools, credits
 //! as data) with `flow` (flow-control operations), [`task`] and `task_loop` (the mailbox
-//! task), [`barrier_handler`], [`checkpoint`] (subtask side), [`channel_state`] (writers and
+//! task), [`barrier_handler`] with `checkpointed_input` (its glue), [`checkpoint`] (subtask side), [`channel_state`] (writers and
 //! storage), [`coordinator`], [`recovery`], [`sinks`] (external systems and the
 //! exactly-once verdict), [`loss`] (which failure lost a missing record), [`log`], `stats` and [`report`];
 //! [`physical_plan`] (chains, slots, TaskManagers, channel kinds, failover regions: what
@@ -19,6 +19,7 @@
 pub mod barrier_handler;
 pub mod channel_state;
 pub mod checkpoint;
+mod checkpointed_input;
 pub mod config;
 pub mod coordinator;
 pub mod debloat;

@@ -143,7 +143,8 @@ pub struct Channel {
     /// Latest backlog the sender reported.
     pub sender_backlog: u32,
     pub waiting_for_floating: bool,
-    /// Aligned barrier received: the task reads nothing more from this channel until alignment ends.
+    /// The barrier handler blocked this channel (`ChannelState.blockChannel`) until the
+    /// alignment ends; the sender's subpartition is blocked, so nothing new arrives.
     pub blocked_at_receiver: bool,
     pub eop_received: bool,
     pub closed: bool,

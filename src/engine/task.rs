@@ -130,8 +130,12 @@ pub struct Task {
     pub metrics: TaskMetrics,
     /// In-progress checkpoints of this subtask (sync done, async running).
     pub checkpoints: BTreeMap<u64, SubtaskCheckpoint>,
-    /// Checkpoint ids this task was told were aborted before it saw them.
+    /// Checkpoint ids this task was told were aborted before it triggered them
+    /// (`SubtaskCheckpointCoordinatorImpl.abortedCheckpointIds`).
     pub aborted: Vec<u64>,
+    /// The newest checkpoint triggered (or aborted on a barrier) at this task
+    /// (`SubtaskCheckpointCoordinatorImpl.lastCheckpointId`).
+    pub last_checkpoint_id: u64,
     /// The id of a checkpoint snapshotted after end of input (what finishing waits for).
     pub final_checkpoint: Option<u64>,
     /// That checkpoint (or a later one) completed: the first of the two conditions of

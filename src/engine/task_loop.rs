@@ -148,7 +148,7 @@ impl Engine {
             }
             Some(Input::Event(c, event)) => {
                 self.set_activity(t, Activity::Busy);
-                self.handle_event(t, c, event, false);
+                self.handle_event(t, c, event);
                 self.reschedule(t);
             }
             Some(Input::Record(record)) => {
@@ -160,7 +160,6 @@ impl Engine {
                 }
                 self.log
                     .fold(record.lineage.offset ^ ((t as u64) << 40) ^ self.now.rotate_left(20));
-                self.handler_record_processed(t, record.size as u64);
                 self.process_record(t, record);
                 let cost = self.operators[self.tasks[t].operator].cost;
                 self.busy_for(t, cost);
@@ -182,10 +181,11 @@ impl Engine {
                 self.buffer_consumed(c, recovered);
                 continue;
             }
+            // A channel the barrier handler blocked stays readable: what is queued there was
+            // sent before its aligned barrier (Flink 2.x `SingleInputGate.blockConsumption`
+            // is a no-op; the sender's blocked subpartition stops the rest). That is the
+            // data an announced barrier was prioritized ahead of.
             let c = self.tasks[t].channels_with_data.pop_front()?;
-            if self.channels[c].blocked_at_receiver {
-                continue;
-            }
             let Some(item) = self.channels[c].received.pop_front() else {
                 continue;
             };
@@ -194,6 +194,8 @@ impl Engine {
             }
             match item {
                 Item::Data(b) => {
+                    // `CheckpointedInputGate.pollNext` → `addProcessedBytes`.
+                    self.tasks[t].handler.add_processed_bytes(b.bytes as u64);
                     self.tasks[t].current_recovered = b.replayed_input;
                     self.tasks[t].current = Some((c, VecDeque::from(b.records)));
                 }
@@ -314,7 +316,7 @@ impl Engine {
                 let q = &mut self.channels[c].received;
                 if q.front().is_some_and(|i| i.is_priority()) {
                     if let Some(Item::Event { event, .. }) = q.pop_front() {
-                        self.handle_event(t, c, event, true);
+                        self.handle_event(t, c, event);
                     }
                 }
             }
@@ -328,9 +330,9 @@ impl Engine {
         self.set_activity(t, Activity::Busy);
     }
 
-    fn handle_event(&mut self, t: usize, c: usize, event: Event, priority: bool) {
+    fn handle_event(&mut self, t: usize, c: usize, event: Event) {
         match event {
-            Event::Barrier(b) => self.handler_barrier(t, c, b, priority),
+            Event::Barrier(b) => self.handler_barrier(t, c, b),
             Event::CancelCheckpointMarker(id) => self.handler_cancel_marker(t, c, id),
             Event::EndOfPartition => {
                 self.channels[c].closed = true;

@@ -189,7 +189,7 @@ impl Engine {
                     backpressured,
                     idle,
                     backpressure: BackpressureLevel::from_ratio(backpressured),
-                    handler_state: t.handler.state.name(),
+                    handler_state: t.handler.state().name(),
                     checkpoint: t
                         .checkpoints
                         .iter()
