@@ -10,6 +10,7 @@
 //!
 //! Half the seeds draw jobs whose gates mix pointwise (forward, rescale), broadcast and
 //! all-to-all (hash, rebalance) inputs, which force alignment on some inputs and not others.
+//! Each source is a FLIP-27 `Source` or a legacy `SourceFunction` with even odds.
 //!
 //! `CP_PROPERTY_CASES` sets the number of cases (default 320, the debug `cargo test`);
 //! `scripts/test.sh` also runs 3,000 in a release build, and long runs take 20,000+ with
@@ -21,7 +22,7 @@
 
 mod common;
 use checkpoint_playground::engine::spec::{
-    Action, JobSpec, OperatorKind, SinkDelivery, TimedAction,
+    Action, JobSpec, OperatorKind, SinkDelivery, SourceApi, TimedAction,
 };
 use checkpoint_playground::engine::task::OpState;
 use checkpoint_playground::engine::{Engine, JobStatus};
@@ -100,6 +101,24 @@ fn mixed_gates(seed: u64) -> bool {
     }
 }
 
+/// Each source is a FLIP-27 `Source` or a legacy `SourceFunction` with even odds, drawn
+/// from a generator of its own so a seed draws the same DAG, modes and failures as before
+/// (`CP_SOURCE_API=flip27|legacy` pins every source to one kind).
+fn with_source_kinds(seed: u64, mut spec: JobSpec) -> JobSpec {
+    let mut g = Gen::new(seed ^ 0x27_789);
+    for o in &mut spec.operators {
+        if let OperatorKind::Source(s) = &mut o.kind {
+            s.api = match std::env::var("CP_SOURCE_API").as_deref() {
+                Ok("flip27") => SourceApi::Flip27,
+                Ok("legacy") => SourceApi::Legacy,
+                _ if g.below(2) == 0 => SourceApi::Legacy,
+                _ => SourceApi::Flip27,
+            };
+        }
+    }
+    spec
+}
+
 /// The job of a case, failure-free, and the generator to draw its failures with.
 fn draw(seed: u64) -> (&'static str, Gen, JobSpec) {
     let mut g = Gen::new(seed);
@@ -112,7 +131,7 @@ fn draw(seed: u64) -> (&'static str, Gen, JobSpec) {
         mixed_gates(seed),
     );
     draw_restart_strategy(seed, &mut spec);
-    (mode_name, g, spec)
+    (mode_name, g, with_source_kinds(seed, spec))
 }
 
 /// A restart strategy for the case, from its own generator (so the job and failures of a

@@ -438,7 +438,6 @@ fn every_config_key_round_trips_with_a_non_default_value() {
         ("playground.storage.file-cost", "1s"),
         ("playground.state.bytes-per-key", "100b"),
         ("playground.task.availability-check", "false"),
-        ("playground.source.legacy-compat", "false"),
         ("playground.serializer.version", "2"),
         ("pipeline.operator-chaining.enabled", "false"),
         ("taskmanager.numberOfTaskSlots", "2"),
@@ -508,4 +507,71 @@ fn record_size_accepts_units() {
 fn a_non_object_document_is_refused() {
     let e = parse_json("[1, 2]").unwrap_err();
     assert_eq!(e.to_string(), "scenario: expected an object, got an array");
+}
+
+/// `playground.source.legacy-compat` modelled a fix Flink never had and is gone: an old
+/// scenario or link that sets it (in `config` or in a recorded `set_config`) still opens
+/// and runs exactly as without it, with a note naming where it was and why it is ignored;
+/// setting it anew (`--set`, the settings panel) is refused with the same reason.
+#[test]
+fn the_removed_legacy_compat_key_still_opens_with_a_note() {
+    let mut v = example();
+    v["operators"][0]["legacy"] = json!(true);
+    let without = load(&v).unwrap();
+    v["config"]["playground.source.legacy-compat"] = json!(true);
+    v["events"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"at": "25s", "set_config": {"key": "playground.source.legacy-compat", "value": false}}));
+    let doc = parse_json(&v.to_string()).unwrap();
+    let with = to_spec(&doc).unwrap();
+    assert_eq!(with.config, without.config, "the key changes nothing");
+    let notes = scenario::notes(&doc);
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(
+        notes[0].starts_with("config.playground.source.legacy-compat: "),
+        "{}",
+        notes[0]
+    );
+    assert!(
+        notes[1].starts_with("events[2].set_config.key: "),
+        "{}",
+        notes[1]
+    );
+    for n in &notes {
+        assert!(
+            n.contains("no longer a setting") && n.contains("FLINK-27789") && n.contains("FLIP-27"),
+            "{n}"
+        );
+    }
+    assert!(scenario::notes(&scenario::preset("legacy-source").unwrap()).is_empty());
+    let mut fresh = scenario::preset("legacy-source").unwrap();
+    let e = fresh
+        .set_config("playground.source.legacy-compat", "true")
+        .unwrap_err();
+    assert_eq!(e.path, "config.playground.source.legacy-compat");
+    assert!(e.message.contains("no longer a setting"), "{e}");
+}
+
+/// A source is a FLIP-27 `Source` unless `legacy` is true (a `SourceFunction`); the kind
+/// survives a round trip and `legacy: false` is not written back (it is the default).
+#[test]
+fn sources_have_flinks_two_kinds() {
+    use checkpoint_playground::engine::spec::SourceApi;
+    let api = |v: &Value| match &load(v).unwrap().operators[0].kind {
+        OperatorKind::Source(s) => s.api,
+        _ => unreachable!(),
+    };
+    let mut v = example();
+    assert_eq!(api(&v), SourceApi::Flip27);
+    v["operators"][0]["legacy"] = json!(false);
+    assert_eq!(api(&v), SourceApi::Flip27);
+    v["operators"][0]["legacy"] = json!(true);
+    assert_eq!(api(&v), SourceApi::Legacy);
+    let spec = load(&v).unwrap();
+    let back = from_spec(&spec);
+    assert_eq!(back.operators[0].legacy, Some(true));
+    assert_eq!(to_spec(&back).unwrap(), spec);
+    v["operators"][0]["legacy"] = json!(false);
+    assert_eq!(from_spec(&load(&v).unwrap()).operators[0].legacy, None);
 }

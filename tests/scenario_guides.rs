@@ -5,7 +5,7 @@
 //! the path of the mistake.
 
 use checkpoint_playground::engine::Engine;
-use checkpoint_playground::scenario::guide::{self, section_title, Expectation, SECTIONS};
+use checkpoint_playground::scenario::guide::{section_title, Expectation, SECTIONS};
 use checkpoint_playground::scenario::{parse_json, preset, preset_names, to_spec, Document};
 
 /// Runs `doc` to its end and checks `expect`; returns the failures as text.
@@ -72,7 +72,7 @@ fn preset_keeps_its_promises(name: &str) {
             "{name} / {}: a try promises a figure",
             t.label
         );
-        let changed = guide::with_settings(&doc, &t.set).unwrap();
+        let changed = t.apply(&doc).unwrap();
         failures.extend(check(&format!("{name} / {}", t.label), &changed, &t.expect));
     }
     assert!(
@@ -246,4 +246,32 @@ fn expectations_wait_for_data_and_check_both_bounds() {
     assert_eq!(one.met, Some(false), "over the max: {one:?}");
     assert_eq!(g.expect[1].bounds_text(), "= 1");
     assert_eq!(g.expect[0].bounds_text(), "≤ 1000 ms");
+}
+
+/// A try may change the job's operators (the remedy of the legacy-source preset is a
+/// FLIP-27 source, not a Flink option): an unknown field or operator is named by path.
+#[test]
+fn tries_that_change_operators_name_their_mistakes() {
+    let (path, msg) = error_of(
+        r#"{"watch": [], "try": [{"label": "l", "why": "w", "operators": {"src": {"legacyy": false}}}]}"#,
+    );
+    assert_eq!(path, "guide.try[0].operators.src.legacyy");
+    assert!(msg.contains("legacy"), "lists the fields: {msg}");
+    let (path, msg) = error_of(
+        r#"{"watch": [], "try": [{"label": "l", "why": "w", "operators": {"nope": {"legacy": false}}}]}"#,
+    );
+    assert_eq!(path, "guide.try[0].operators");
+    assert!(msg.contains("nope"), "{msg}");
+    let (path, _) =
+        error_of(r#"{"watch": [], "try": [{"label": "l", "why": "w", "operators": {}}]}"#);
+    assert_eq!(path, "guide.try[0].operators");
+    let doc = preset("legacy-source").unwrap();
+    let t = &doc.guide.as_ref().unwrap().tries[0];
+    assert_eq!(t.changes(), ["operators.source.legacy = false"]);
+    let flip27 = t.apply(&doc).unwrap();
+    assert_eq!(flip27.operators[0].legacy, Some(false));
+    assert!(
+        flip27.config == doc.config,
+        "the try changes the job, not the config"
+    );
 }

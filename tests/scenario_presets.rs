@@ -55,11 +55,10 @@ fn presets_show_what_they_promise() {
     assert!(!stuck.config.availability_check);
     assert_eq!(stuck.config.max_overdraft_buffers_per_gate, 0);
     let legacy = spec("legacy-source");
-    assert!(!legacy.config.legacy_source_compat);
     assert!(legacy
         .operators
         .iter()
-        .any(|o| matches!(&o.kind, OperatorKind::Source(s) if s.legacy)));
+        .any(|o| matches!(&o.kind, OperatorKind::Source(s) if s.api.is_legacy())));
     let why = spec("why-uc");
     assert!(why
         .operators

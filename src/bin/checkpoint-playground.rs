@@ -409,6 +409,10 @@ fn load(o: &RunOptions) -> Result<Document, ScenarioError> {
         };
         doc.set_config(key.trim(), value.trim())?;
     }
+    // An old scenario may set a key that is gone: it runs without it, and says so.
+    for note in scenario::notes(&doc) {
+        eprintln!("note: {note}");
+    }
     Ok(doc)
 }
 

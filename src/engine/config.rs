@@ -156,7 +156,6 @@ pub struct EngineConfig {
     pub storage_file_cost: Micros,
     pub state_bytes_per_key: u32,
     pub availability_check: bool,
-    pub legacy_source_compat: bool,
     pub serializer_version: u32,
 }
 
@@ -273,11 +272,32 @@ pub const KEYS: &[ConfigKey] = &[
         doc: "Serialized size of one key's entry in keyed state." },
     ConfigKey { key: "playground.task.availability-check", aliases: &[], default: "true",
         doc: "Optimization 1: a task takes a new record only when its output has a free buffer." },
-    ConfigKey { key: "playground.source.legacy-compat", aliases: &[], default: "true",
-        doc: "Legacy sources wait for a free buffer before taking the checkpoint lock." },
     ConfigKey { key: "playground.serializer.version", aliases: &[], default: "1",
         doc: "Version of the record serializer; changing it makes in-flight data of older checkpoints unreadable." },
 ];
+
+/// A key older playgrounds had and this one dropped: a scenario that sets it still opens
+/// (the key is ignored, and `scenario::notes` says so), but it cannot be set anew.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct RemovedKey {
+    pub key: &'static str,
+    /// Why it is gone and what to use instead, one sentence.
+    pub why: &'static str,
+}
+
+/// Keys that are gone (see [`RemovedKey`]).
+pub const REMOVED_KEYS: &[RemovedKey] = &[RemovedKey {
+    key: "playground.source.legacy-compat",
+    why: "Flink has no fix that makes a legacy SourceFunction wait for a free buffer before \
+          taking the checkpoint lock (its only change is FLINK-27789: no overdraft buffers for \
+          legacy sources); a legacy source now always emits without the availability check, \
+          and the remedy is a FLIP-27 source (set the source's \"legacy\" to false)",
+}];
+
+/// The removed key `key` names, if it names one.
+pub fn removed_key(key: &str) -> Option<&'static RemovedKey> {
+    REMOVED_KEYS.iter().find(|k| k.key == key)
+}
 
 /// A rejected key or value, naming the key.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -344,7 +364,6 @@ impl Default for EngineConfig {
             storage_file_cost: 0,
             state_bytes_per_key: 0,
             availability_check: true,
-            legacy_source_compat: true,
             serializer_version: 1,
         };
         for k in KEYS {
@@ -380,6 +399,10 @@ impl EngineConfig {
             message,
         };
         let Some(canonical) = canonical_key(key) else {
+            if removed_key(key).is_some() {
+                // Accepted and ignored, so an old scenario (or a recorded change) still runs.
+                return Ok(());
+            }
             return Err(err(format!("unknown configuration key{}", suggestion(key))));
         };
         let v = value.trim();
@@ -607,7 +630,6 @@ impl EngineConfig {
                 self.state_bytes_per_key = s as u32
             }
             "playground.task.availability-check" => self.availability_check = boolean()?,
-            "playground.source.legacy-compat" => self.legacy_source_compat = boolean()?,
             "playground.serializer.version" => self.serializer_version = count(1, 1_000_000)?,
             other => return Err(err(format!("'{other}' is documented but not handled"))),
         }

@@ -125,7 +125,10 @@ pub fn build(
         }
         for a in 0..pf {
             let producer = operator_tasks[e.from_op][a as usize];
-            let legacy = matches!(&ops[e.from_op].kind, OperatorKind::Source(s) if s.legacy);
+            // FLINK-27789 (1.16): `SourceStreamTask.init` sets
+            // `recordWriter.setMaxOverdraftBuffersPerGate(0)` for a legacy source.
+            let legacy =
+                matches!(&ops[e.from_op].kind, OperatorKind::Source(s) if s.api.is_legacy());
             let pid = partitions.len();
             let mut part_channels = Vec::new();
             for b in targets(e.partitioner, a, pf, pt) {

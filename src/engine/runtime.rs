@@ -280,7 +280,7 @@ impl Engine {
         for (id, &(op, index)) in g.task_ids.iter().enumerate() {
             let o = &self.operators[op];
             let (is_source, legacy) = match &o.kind {
-                OperatorKind::Source(s) => (true, s.legacy),
+                OperatorKind::Source(s) => (true, s.api.is_legacy()),
                 _ => (false, false),
             };
             let state = match &o.kind {
@@ -667,7 +667,10 @@ impl Engine {
             }
             Action::SetConfig { key, value } => {
                 // Validated with the spec; an invalid change is never half-applied.
-                if let Ok(next) = self.config.with_change(key, value) {
+                if super::config::removed_key(key).is_some() {
+                    let text = format!("config {key} is no longer a setting; ignored");
+                    self.log.push(self.now, LogKind::User, text);
+                } else if let Ok(next) = self.config.with_change(key, value) {
                     self.config = next;
                     let text = format!("config {key} = {value}");
                     self.log.push(self.now, LogKind::User, text);

@@ -103,6 +103,8 @@ pub struct Task {
     /// `operator#index`, as Flink's web UI names subtasks.
     pub name: String,
     pub is_source: bool,
+    /// A legacy `SourceFunction` (`SourceStreamTask`): emits with no availability check
+    /// and without overdraft buffers (see [`super::spec::SourceApi`]).
     pub legacy_source: bool,
     /// Input channels (all gates, the union of incoming edges).
     pub inputs: Vec<usize>,

@@ -6,6 +6,12 @@
 //! mail; else the default action, which with the availability check waits for a free output
 //! buffer first, then emits one source record or processes one input record and stays busy
 //! for the operator's cost.
+//!
+//! Sources come in Flink's two kinds ([`super::spec::SourceApi`]): a FLIP-27 source is a mailbox task
+//! like any other (it respects the availability check and emits between mails); a legacy
+//! `SourceFunction` emits from its own thread under the checkpoint lock with no
+//! availability check, so under backpressure it blocks mid-record holding the lock, and
+//! the task's mails — the checkpoint trigger included — wait for the lock (step 1 below).
 
 use super::log::LogKind;
 use super::network::{Event, Item};
@@ -54,12 +60,7 @@ impl Engine {
             return;
         }
         // 3. The default action.
-        let check = if self.tasks[t].legacy_source {
-            self.config.legacy_source_compat
-        } else {
-            self.config.availability_check
-        };
-        if check && !self.output_available(t) {
+        if self.checks_availability(t) && !self.output_available(t) {
             self.set_activity(t, Activity::SoftBackpressured);
             return;
         }
@@ -68,6 +69,24 @@ impl Engine {
         } else {
             self.input_step(t);
         }
+    }
+
+    /// Whether the task looks at its output's availability before taking the next record.
+    ///
+    /// A mailbox task (every non-source task and a FLIP-27 source) follows
+    /// `StreamTask.processInput` (Flink 1.11+, FLINK-14396): when the record writer is
+    /// unavailable it suspends the default action until `RecordWriter.getAvailableFuture`
+    /// completes, so mails still run (`playground.task.availability-check` turns this
+    /// off to show the task thread before the optimization). A legacy `SourceFunction`
+    /// never checks: `SourceStreamTask.processInput` suspends the default action for good
+    /// and the `LegacySourceFunctionThread` calls `SourceContext.collect` (under the
+    /// checkpoint lock, `StreamSourceContexts`) whatever the output's state, blocking in
+    /// the buffer request (`LocalBufferPool.requestMemorySegmentBlocking`) with the lock
+    /// held. Flink has no switch that makes it wait; its only change for legacy sources is
+    /// FLINK-27789 (no overdraft buffers, see `graph.rs`), and the remedy is a FLIP-27
+    /// source.
+    fn checks_availability(&self, t: usize) -> bool {
+        !self.tasks[t].legacy_source && self.config.availability_check
     }
 
     /// Schedules the next step after this one's busy time.

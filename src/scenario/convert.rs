@@ -19,10 +19,12 @@ use super::document::{
     CURRENT_VERSION,
 };
 use super::error::ScenarioError;
-use crate::engine::config::{canonical_key, CheckpointingMode, ConfigError, EngineConfig, KEYS};
+use crate::engine::config::{
+    canonical_key, removed_key, CheckpointingMode, ConfigError, EngineConfig, KEYS,
+};
 use crate::engine::spec::{
     Action, ChainingStrategy, EdgeSpec, JobSpec, OperatorChaining, OperatorKind, OperatorSpec,
-    Partitioner, SinkDelivery, SourceSpec, TimedAction,
+    Partitioner, SinkDelivery, SourceApi, SourceSpec, TimedAction,
 };
 use crate::engine::time::{parse_duration, parse_size, Micros};
 
@@ -134,7 +136,8 @@ pub(crate) fn unvalidated_spec(doc: &Document) -> Result<JobSpec, ScenarioError>
             },
             ActionDoc::TriggerCheckpoint => Action::TriggerCheckpoint,
             ActionDoc::SetConfig { key, value } => {
-                if canonical_key(key).is_none() {
+                // A removed key still converts (the engine ignores it; `notes` says so).
+                if canonical_key(key).is_none() && removed_key(key).is_none() {
                     return Err(config_error(
                         format!("{p}.set_config.key"),
                         key,
@@ -266,7 +269,10 @@ pub(crate) fn operator_spec(o: &OperatorDoc, path: &str) -> Result<OperatorSpec,
                 record_size,
                 keys: o.keys.unwrap_or(defaults::KEYS),
                 skew: o.skew.unwrap_or(defaults::SKEW),
-                legacy: o.legacy.unwrap_or(false),
+                api: match o.legacy {
+                    Some(true) => SourceApi::Legacy,
+                    _ => SourceApi::Flip27,
+                },
                 retention: match &o.retention {
                     Some(r) => Some(duration_at(r, at("retention"))?),
                     None => None,
@@ -416,7 +422,7 @@ fn operator_doc(o: &OperatorSpec) -> OperatorDoc {
                 .then_some(SizeValue::Bytes(s.record_size as u64));
             d.keys = (s.keys != defaults::KEYS).then_some(s.keys);
             d.skew = (s.skew != defaults::SKEW).then_some(s.skew);
-            d.legacy = s.legacy.then_some(true);
+            d.legacy = s.api.is_legacy().then_some(true);
             d.retention = s.retention.map(duration_text);
         }
         OperatorKind::FlatMap { fan_out } => {
@@ -551,7 +557,6 @@ pub fn config_value(key: &str, c: &EngineConfig) -> Option<ConfigValue> {
         "playground.storage.file-cost" => dur(c.storage_file_cost),
         "playground.state.bytes-per-key" => size(c.state_bytes_per_key as u64),
         "playground.task.availability-check" => Some(Bool(c.availability_check)),
-        "playground.source.legacy-compat" => Some(Bool(c.legacy_source_compat)),
         "playground.serializer.version" => count(c.serializer_version),
         _ => None,
     }

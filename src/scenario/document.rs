@@ -40,7 +40,7 @@
 //! | `record_size` | `source`          | 256 (bytes; a number or `"1kb"`) |
 //! | `keys`        | `source`          | 64                 |
 //! | `skew`        | `source`          | 0 (uniform)        |
-//! | `legacy`      | `source`          | false              |
+//! | `legacy`      | `source`          | false (a FLIP-27 `Source`; true: a legacy `SourceFunction`, see `engine::spec::SourceApi`) |
 //! | `retention`   | `source`          | infinite           |
 //! | `fan_out`     | `flat_map`        | 2                  |
 //! | `delivery`    | `sink`            | `two_phase_commit` |

@@ -28,6 +28,7 @@ use serde_json::Value;
 use super::compare::median;
 use super::document::{ConfigValue, Obj, Res};
 use super::error::ScenarioError;
+use crate::engine::config::removed_key;
 use crate::engine::report::{CheckpointReport, Report};
 use crate::engine::time::parse_duration;
 
@@ -61,13 +62,19 @@ pub struct Guide {
     pub tries: Vec<Try>,
 }
 
-/// One control to touch: re-run the scenario with `set` applied to its config.
+/// One control to touch: re-run the scenario with `set` applied to its config and
+/// `operators` to its operators' fields (e.g. `{"src": {"legacy": false}}`: the remedy of
+/// moving a source to FLIP-27 is a change of the job, not of a Flink option).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Try {
     pub label: String,
     /// What changes and why, in a sentence.
     pub why: String,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub set: BTreeMap<String, ConfigValue>,
+    /// Operator id -> field (as the editor names it, `edit::Setting`) -> value.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub operators: BTreeMap<String, BTreeMap<String, ConfigValue>>,
     /// Figures the changed run reaches.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub expect: Vec<Expectation>,
@@ -466,27 +473,56 @@ pub(super) fn read_guide(v: &Value, path: &str) -> Res<Guide> {
         .enumerate()
         .map(|(i, v)| {
             let t = Obj::new(v, &format!("{}[{i}]", g.at("try")))?;
-            t.only(&["label", "why", "set", "expect"])?;
-            let set_value = t
-                .get("set")
-                .ok_or_else(|| ScenarioError::new(t.at("set"), "is required but missing"))?;
-            let s = Obj::new(set_value, &t.at("set"))?;
-            let mut set = BTreeMap::new();
-            for key in s_keys(set_value) {
-                set.insert(
-                    key.clone(),
-                    s.config_value(&key)?.ok_or_else(|| {
+            t.only(&["label", "why", "set", "operators", "expect"])?;
+            let values = |v: &Value, path: &str| -> Res<BTreeMap<String, ConfigValue>> {
+                let s = Obj::new(v, path)?;
+                let mut out = BTreeMap::new();
+                for key in s_keys(v) {
+                    let value = s.config_value(&key)?.ok_or_else(|| {
                         ScenarioError::new(s.at(&key), "expected a value, got null")
-                    })?,
-                );
+                    })?;
+                    out.insert(key, value);
+                }
+                Ok(out)
+            };
+            let set = match t.get("set") {
+                Some(v) => values(v, &t.at("set"))?,
+                None => BTreeMap::new(),
+            };
+            let mut operators = BTreeMap::new();
+            if let Some(v) = t.get("operators") {
+                let o = Obj::new(v, &t.at("operators"))?;
+                for id in s_keys(v) {
+                    let path = o.at(&id);
+                    let fields = values(&v[id.as_str()], &path)?;
+                    for field in fields.keys() {
+                        if setting_named(field).is_none() {
+                            let names: Vec<&str> =
+                                super::edit::Setting::ALL.iter().map(|s| s.name()).collect();
+                            return Err(ScenarioError::new(
+                                format!("{path}.{field}"),
+                                format!("unknown operator field (use {})", names.join(", ")),
+                            ));
+                        }
+                    }
+                    if !fields.is_empty() {
+                        operators.insert(id, fields);
+                    }
+                }
             }
-            if set.is_empty() {
-                return Err(ScenarioError::new(t.at("set"), "changes nothing"));
+            if set.is_empty() && operators.is_empty() {
+                let at = if t.get("set").is_some() || t.get("operators").is_none() {
+                    t.at("set")
+                } else {
+                    t.at("operators")
+                };
+                return Err(ScenarioError::new(at, "changes nothing"));
             }
             Ok(Try {
                 label: t.required("label", Obj::string)?,
                 why: t.required("why", Obj::string)?,
                 set,
+                operators,
                 expect: expectations(&t, "expect")?,
             })
         })
@@ -610,13 +646,64 @@ pub fn check(guide: &Guide, doc: &super::Document) -> Result<(), ScenarioError> 
     ops(&guide.expect, "guide.expect")?;
     for (i, t) in guide.tries.iter().enumerate() {
         ops(&t.expect, &format!("guide.try[{i}].expect"))?;
-        let mut changed = with_settings(doc, &t.set)
-            .map_err(|e| ScenarioError::new(format!("guide.try[{i}].set"), e.to_string()))?;
+        let at = |field: &str| format!("guide.try[{i}].{field}");
+        let mut changed =
+            with_settings(doc, &t.set).map_err(|e| ScenarioError::new(at("set"), e.to_string()))?;
+        t.apply_operators(&mut changed)
+            .map_err(|e| ScenarioError::new(at("operators"), e.to_string()))?;
         changed.guide = None;
-        super::to_spec(&changed)
-            .map_err(|e| ScenarioError::new(format!("guide.try[{i}].set"), e.to_string()))?;
+        let field = if t.operators.is_empty() {
+            "set"
+        } else {
+            "operators"
+        };
+        super::to_spec(&changed).map_err(|e| ScenarioError::new(at(field), e.to_string()))?;
     }
     Ok(())
+}
+
+fn setting_named(name: &str) -> Option<super::edit::Setting> {
+    super::edit::Setting::ALL
+        .into_iter()
+        .find(|s| s.name() == name)
+}
+
+impl Try {
+    /// `doc` with this try applied: its `set` to the config (as `--set KEY=VALUE` would),
+    /// then its `operators` fields (as the job editor would set them).
+    pub fn apply(&self, doc: &super::Document) -> Result<super::Document, ScenarioError> {
+        let mut d = with_settings(doc, &self.set)?;
+        self.apply_operators(&mut d)?;
+        Ok(d)
+    }
+
+    /// Sets this try's `operators` fields on `d`.
+    fn apply_operators(&self, d: &mut super::Document) -> Result<(), ScenarioError> {
+        for (id, fields) in &self.operators {
+            for (field, value) in fields {
+                let setting = setting_named(field).ok_or_else(|| {
+                    ScenarioError::new(format!("operators.{id}.{field}"), "unknown operator field")
+                })?;
+                super::edit::set_setting(d, id, setting, &value.to_flink_string())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Every change the try makes, as `key = value` texts (config keys, then
+    /// `operators.<id>.<field>`), for a page to list.
+    pub fn changes(&self) -> Vec<String> {
+        let config = self
+            .set
+            .iter()
+            .map(|(k, v)| format!("{k} = {}", v.to_flink_string()));
+        let ops = self.operators.iter().flat_map(|(id, fields)| {
+            fields
+                .iter()
+                .map(move |(f, v)| format!("operators.{id}.{f} = {}", v.to_flink_string()))
+        });
+        config.chain(ops).collect()
+    }
 }
 
 /// `doc` with a try's `set` applied to its config (as `--set KEY=VALUE` would).
@@ -625,7 +712,8 @@ pub fn with_settings(
     set: &BTreeMap<String, ConfigValue>,
 ) -> Result<super::Document, ScenarioError> {
     let mut d = doc.clone();
-    for (k, v) in set {
+    // A removed key (in a guide written by an older playground) changes nothing.
+    for (k, v) in set.iter().filter(|(k, _)| removed_key(k).is_none()) {
         d.set_config(k, &v.to_flink_string())?;
     }
     Ok(d)

@@ -127,11 +127,59 @@ pub fn default_document() -> Document {
     presets::preset(presets::DEFAULT).expect("the default preset exists")
 }
 
+/// What an opened document sets that this playground ignores, one sentence each, naming
+/// the path: a config key that was removed (`engine::config::REMOVED_KEYS`), in `config`,
+/// in a `set_config` event or in a guide's try. An old scenario or link with such a key still opens and
+/// runs as if the key were absent; hosts show these notes (the CLI on standard error,
+/// the page in its banner).
+pub fn notes(doc: &Document) -> Vec<String> {
+    let note = |path: String, key: &str| {
+        crate::engine::config::removed_key(key).map(|r| {
+            format!(
+                "{path}: '{}' is no longer a setting and was ignored — {}.",
+                r.key, r.why
+            )
+        })
+    };
+    let in_config = doc
+        .config
+        .keys()
+        .filter_map(|k| note(format!("config.{k}"), k));
+    let in_events = doc
+        .events
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| match &e.action {
+            document::ActionDoc::SetConfig { key, .. } => {
+                note(format!("events[{i}].set_config.key"), key)
+            }
+            _ => None,
+        });
+    let in_tries = doc
+        .guide
+        .iter()
+        .flat_map(|g| g.tries.iter())
+        .enumerate()
+        .flat_map(|(i, t)| {
+            t.set
+                .keys()
+                .filter_map(move |k| note(format!("guide.try[{i}].set.{k}"), k))
+        });
+    in_config.chain(in_events).chain(in_tries).collect()
+}
+
 impl Document {
     /// Sets a config option in Flink syntax over the document (`--set KEY=VALUE`, a UI
     /// edit). An old alias is stored under the current key, replacing any spelling of
-    /// the same option; the value is checked when the document is converted.
+    /// the same option; the value is checked when the document is converted. A removed
+    /// key is refused with the reason.
     pub fn set_config(&mut self, key: &str, value: &str) -> Result<(), ScenarioError> {
+        if let Some(r) = crate::engine::config::removed_key(key) {
+            return Err(ScenarioError::new(
+                format!("config.{key}"),
+                format!("'{}' is no longer a setting: {}", r.key, r.why),
+            ));
+        }
         let Some(canonical) = canonical_key(key) else {
             return Err(convert::config_error(
                 format!("config.{key}"),

@@ -69,7 +69,7 @@ pub fn recognize(doc: &Document) -> Option<(String, Option<usize>)> {
             return Some((name.to_string(), None));
         }
         for (i, t) in p.guide.iter().flat_map(|g| g.tries.iter()).enumerate() {
-            if super::guide::with_settings(&p, &t.set).is_ok_and(|d| same(&d)) {
+            if t.apply(&p).is_ok_and(|d| same(&d)) {
                 return Some((name.to_string(), Some(i)));
             }
         }

@@ -234,11 +234,15 @@ fn load(link: &str) -> Loaded {
             sim,
             at: Some(duration),
         },
-        _ => Loaded {
-            sim,
-            banner: None,
-            at,
-        },
+        _ => {
+            // An old link may set a key that is gone: it opens without it, and says so.
+            let notes = scenario::notes(&sim.document);
+            Loaded {
+                banner: (!notes.is_empty()).then(|| notes.join(" ")),
+                sim,
+                at,
+            }
+        }
     }
 }
 
@@ -441,9 +445,7 @@ impl App {
                 let doc = match choice {
                     None => Ok(base),
                     Some(i) => match base.guide.as_ref().and_then(|g| g.tries.get(i)) {
-                        Some(t) => {
-                            scenario::guide::with_settings(&base, &t.set).map_err(|e| e.to_string())
-                        }
+                        Some(t) => t.apply(&base).map_err(|e| e.to_string()),
                         None => Err(format!("the guide of {name} has no try {i}")),
                     },
                 };

@@ -18,7 +18,7 @@ pub fn source(id: &str, p: u32, rate: f64, records: Option<u64>) -> OperatorSpec
             record_size: 256,
             keys: 64,
             skew: 0.0,
-            legacy: false,
+            api: SourceApi::Flip27,
             retention: None,
         }),
         parallelism: p,

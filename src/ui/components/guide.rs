@@ -129,9 +129,9 @@ pub fn guide_panel(props: &GuideProps) -> Html {
         let onclick = Callback::from(move |_: MouseEvent| on_command.emit(Command::Try(Some(i))));
         let is_active = view.active_try == Some(i);
         let settings = t
-            .set
-            .iter()
-            .map(|(k, v)| html! { <code class="try-setting">{ format!("{k} = {}", v.to_flink_string()) }</code> })
+            .changes()
+            .into_iter()
+            .map(|c| html! { <code class="try-setting">{ c }</code> })
             .collect::<Html>();
         html! {
             <li class={classes!("try", is_active.then_some("active"))}>

@@ -75,11 +75,6 @@ const FIELDS: &[(&str, &str, Field)] = &[
         "Availability check (optimization 1)",
         Field::Toggle,
     ),
-    (
-        "playground.source.legacy-compat",
-        "Legacy source waits for a buffer",
-        Field::Toggle,
-    ),
 ];
 
 #[derive(Properties, PartialEq)]
