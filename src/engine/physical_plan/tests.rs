@@ -686,13 +686,17 @@ fn random_jobs_keep_flinks_invariants() {
                 }
             })
             .collect();
-        let mut config = EngineConfig::default();
-        config.operator_chaining = rng.chance(0.8);
-        config.slots_per_task_manager = rng.range(1, 4) as u32;
-        config.load_balance_slots = rng.chance(0.5);
-        if rng.chance(0.3) {
-            config.task_managers = Some(rng.range(1, 12) as u32);
-        }
+        let operator_chaining = rng.chance(0.8);
+        let slots_per_task_manager = rng.range(1, 4) as u32;
+        let load_balance_slots = rng.chance(0.5);
+        let task_managers = rng.chance(0.3).then(|| rng.range(1, 12) as u32);
+        let config = EngineConfig {
+            operator_chaining,
+            slots_per_task_manager,
+            load_balance_slots,
+            task_managers,
+            ..EngineConfig::default()
+        };
         let spec = JobSpec {
             name: format!("random {seed}"),
             seed,
