@@ -580,3 +580,218 @@ fn every_preset_has_a_consistent_plan() {
         );
     }
 }
+
+/// Random DAGs (seeded; a failure prints its seed) with random parallelism, partitioners,
+/// chaining overrides, slot-sharing groups, slots per TaskManager, chaining on/off and
+/// load-balance mode: the plan always holds Flink's invariants. A chained edge is forward,
+/// one input, equal parallelism, same group, neither end `NEVER`, the downstream `ALWAYS`;
+/// every subtask sits in an existing slot whose execution slot-sharing group holds at most
+/// one subtask per vertex and only one slot-sharing group; slots needed = the validation's
+/// count; a channel is local exactly when both ends share a TaskManager; the regions
+/// partition the subtasks and no channel crosses two of them.
+#[test]
+fn random_jobs_keep_flinks_invariants() {
+    use crate::engine::rng::Rng;
+    use crate::engine::spec::{
+        EdgeSpec, OperatorChaining, OperatorKind, OperatorSpec, SinkDelivery,
+    };
+    let mut planned = 0;
+    for seed in 0..300u64 {
+        let mut rng = Rng::new(seed);
+        let n = rng.range(2, 9) as usize;
+        let mut operators = Vec::new();
+        for i in 0..n {
+            let kind = if i == 0 {
+                OperatorKind::Source(crate::engine::spec::SourceSpec {
+                    rate: 100.0,
+                    records: None,
+                    record_size: 64,
+                    keys: 8,
+                    skew: 0.0,
+                    legacy: false,
+                    retention: None,
+                })
+            } else if i == n - 1 {
+                OperatorKind::Sink {
+                    delivery: [
+                        SinkDelivery::TwoPhaseCommit,
+                        SinkDelivery::Idempotent,
+                        SinkDelivery::AtLeastOnce,
+                    ][rng.below(3) as usize],
+                }
+            } else {
+                OperatorKind::Map
+            };
+            let strategy = match rng.below(6) {
+                0 => ChainingStrategy::Never,
+                1 => ChainingStrategy::Head,
+                _ => ChainingStrategy::Always,
+            };
+            let slot_sharing_group = match rng.below(5) {
+                0 => Some("a".to_string()),
+                1 => Some("default".to_string()),
+                _ => None,
+            };
+            operators.push(OperatorSpec {
+                id: format!("o{i}"),
+                kind,
+                parallelism: rng.range(1, 5) as u32,
+                cost: 10,
+                chaining: OperatorChaining {
+                    strategy,
+                    slot_sharing_group,
+                },
+            });
+        }
+        // A path through every operator plus random forward-pointing extra edges.
+        let mut pairs = std::collections::BTreeSet::new();
+        for i in 1..n {
+            pairs.insert((rng.below(i as u64) as usize, i));
+        }
+        for _ in 0..rng.below(4) {
+            let a = rng.below(n as u64 - 1) as usize;
+            let b = rng.range(a as u64 + 1, n as u64 - 1) as usize;
+            pairs.insert((a, b));
+        }
+        // Every non-sink must feed something: chain each to its successor if idle.
+        for i in 0..n - 1 {
+            if !pairs.iter().any(|&(a, _)| a == i) {
+                pairs.insert((i, i + 1));
+            }
+        }
+        let edges = pairs
+            .iter()
+            .map(|&(a, b)| {
+                let equal = operators[a].parallelism == operators[b].parallelism;
+                let choices: &[Partitioner] = if equal {
+                    &[
+                        Partitioner::Forward,
+                        Partitioner::Forward,
+                        Partitioner::Rescale,
+                        Partitioner::Rebalance,
+                        Partitioner::Hash,
+                        Partitioner::Broadcast,
+                    ]
+                } else {
+                    &[
+                        Partitioner::Rescale,
+                        Partitioner::Rebalance,
+                        Partitioner::Hash,
+                    ]
+                };
+                EdgeSpec {
+                    from: format!("o{a}"),
+                    to: format!("o{b}"),
+                    partitioner: choices[rng.below(choices.len() as u64) as usize],
+                }
+            })
+            .collect();
+        let operator_chaining = rng.chance(0.8);
+        let slots_per_task_manager = rng.range(1, 4) as u32;
+        let load_balance_slots = rng.chance(0.5);
+        let task_managers = rng.chance(0.3).then(|| rng.range(1, 12) as u32);
+        let config = EngineConfig {
+            operator_chaining,
+            slots_per_task_manager,
+            load_balance_slots,
+            task_managers,
+            ..EngineConfig::default()
+        };
+        let spec = JobSpec {
+            name: format!("random {seed}"),
+            seed,
+            duration: 1_000_000,
+            config,
+            operators,
+            edges,
+            events: Vec::new(),
+        };
+        if let Some(problem) = spec.problems().first() {
+            // Only a pinned count too small may be refused, and it must say so.
+            assert_eq!(
+                problem.path, "config.minicluster.number-of-taskmanagers",
+                "seed {seed}: {problem}"
+            );
+            continue;
+        }
+        let plan = PhysicalPlan::build(&spec).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        check_invariants(&spec, &plan, seed);
+        planned += 1;
+    }
+    assert!(
+        planned > 200,
+        "only {planned} of 300 random jobs had a plan"
+    );
+}
+
+fn check_invariants(spec: &JobSpec, plan: &PhysicalPlan, seed: u64) {
+    for e in &plan.edges {
+        let (up, down) = (&plan.operators[e.from], &plan.operators[e.to]);
+        let one_input = plan.edges.iter().filter(|x| x.to == e.to).count() == 1;
+        let flink = plan.chaining_enabled
+            && one_input
+            && up.slot_sharing_group == down.slot_sharing_group
+            && up.strategy != ChainingStrategy::Never
+            && down.strategy == ChainingStrategy::Always
+            && up.parallelism == down.parallelism
+            && e.partitioner == Partitioner::Forward;
+        assert_eq!(e.chained, flink, "seed {seed}: {e:?}");
+        assert_eq!(e.chained, up.vertex == down.vertex, "seed {seed}");
+    }
+    assert_eq!(
+        Some(plan.slots_needed),
+        placement::slots_needed_of(spec),
+        "seed {seed}"
+    );
+    let mut per_group: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+    for (i, s) in plan.subtasks.iter().enumerate() {
+        assert!(s.task_manager < plan.task_managers, "seed {seed}");
+        assert!(s.slot < plan.slots_per_task_manager, "seed {seed}");
+        per_group.entry(s.shared_slot).or_default().push(i);
+    }
+    assert_eq!(per_group.len() as u32, plan.slots_needed, "seed {seed}");
+    let mut slots = std::collections::BTreeSet::new();
+    for members in per_group.values() {
+        let first = &plan.subtasks[members[0]];
+        assert!(
+            slots.insert((first.task_manager, first.slot)),
+            "seed {seed}: slot reused"
+        );
+        let vertices: std::collections::BTreeSet<usize> =
+            members.iter().map(|&m| plan.subtasks[m].vertex).collect();
+        assert_eq!(
+            vertices.len(),
+            members.len(),
+            "seed {seed}: two of a vertex"
+        );
+        let groups: std::collections::BTreeSet<usize> = vertices
+            .iter()
+            .map(|&v| plan.vertices[v].slot_sharing_group)
+            .collect();
+        assert_eq!(groups.len(), 1, "seed {seed}");
+        for &m in members {
+            let s = &plan.subtasks[m];
+            assert_eq!((s.task_manager, s.slot), (first.task_manager, first.slot));
+        }
+    }
+    for c in &plan.channels {
+        let (a, b) = (&plan.subtasks[c.from], &plan.subtasks[c.to]);
+        assert_eq!(
+            c.kind == ChannelKind::Local,
+            a.task_manager == b.task_manager,
+            "seed {seed}"
+        );
+        assert_eq!(a.region, b.region, "seed {seed}: a channel crosses regions");
+    }
+    let mut covered: Vec<usize> = plan
+        .regions
+        .iter()
+        .flat_map(|r| r.subtasks.clone())
+        .collect();
+    covered.sort_unstable();
+    assert_eq!(
+        covered,
+        (0..plan.subtasks.len()).collect::<Vec<_>>(),
+        "seed {seed}"
+    );
+}
