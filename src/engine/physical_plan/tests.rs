@@ -608,7 +608,7 @@ fn random_jobs_keep_flinks_invariants() {
                     record_size: 64,
                     keys: 8,
                     skew: 0.0,
-                    legacy: false,
+                    api: crate::engine::spec::SourceApi::Flip27,
                     retention: None,
                 })
             } else if i == n - 1 {
