@@ -7,7 +7,7 @@
 //! ("at current time") makes Share append the current moment (`&t=31s`) to the link, also used for the outcome of
 //! Export JSON (`export-json`) and Copy JSON (`copy-json`, shown only where the page
 //! has a clipboard). `import-json` opens the import dialog; "Edit job" (`edit-job`)
-//! opens the job editor.
+//! opens the job editor; `theme-toggle` switches between the dark and light theme.
 
 use yew::prelude::*;
 
@@ -25,6 +25,9 @@ pub struct HeaderProps {
     /// Share appends the current moment to the link.
     #[prop_or_default]
     pub share_at_time: bool,
+    /// The theme shown (`dark` / `light`); `theme-toggle` switches to the other.
+    #[prop_or(AttrValue::Static("light"))]
+    pub theme: AttrValue,
 }
 
 /// A preset in the menu: (name, title).
@@ -143,6 +146,11 @@ pub fn header(props: &HeaderProps) -> Html {
                 <button type="button" class="header-button" data-testid="edit-job" onclick={emit(Command::OpenEditor)}
                     title="Edit the job graph: operators, edges, partitioners, parallelism">
                     { "Edit job" }
+                </button>
+                <button type="button" class="header-button" data-testid="theme-toggle" onclick={emit(Command::ToggleTheme)}
+                    aria-pressed={(props.theme.as_str() == "dark").to_string()} data-theme={props.theme.clone()}
+                    title="Switch between the dark and the light theme (your choice, kept in this browser; not part of a shared link)">
+                    { if props.theme.as_str() == "dark" { "☀ Light" } else { "☾ Dark" } }
                 </button>
                 <button type="button" class="header-button" data-testid="help" onclick={help} title="Keyboard shortcuts (?)">
                     { "?" }
