@@ -137,7 +137,6 @@ pub struct App {
     /// Of the frame work: engine slices and snapshot cutting (the rest is rendering).
     engine_stats: FrameStats,
     cut_stats: FrameStats,
-    frame_start: Option<f64>,
     effective_speed: Option<f64>,
     on_command: Callback<Command>,
     on_select: Callback<Option<usize>>,
@@ -813,7 +812,6 @@ impl Component for App {
             step_count: 0,
             engine_stats: FrameStats::default(),
             cut_stats: FrameStats::default(),
-            frame_start: None,
             effective_speed: None,
             on_command,
             on_select,
@@ -903,7 +901,19 @@ impl Component for App {
                 let timing = self.last_timing();
                 self.engine_stats.record(timing.0);
                 self.cut_stats.record(timing.1);
-                self.frame_start = Some(start);
+                // A frame's work ends when the first task after it runs: by then every
+                // component re-rendered (within this task or its microtasks), the job
+                // view's canvas was painted in its effect and, usually, the browser did
+                // style, layout and paint. (Measured at the app's own `rendered`, it
+                // missed the children and most frames: 0.0 ms at 2,048 subtasks.)
+                let done = ctx.link().callback(Msg::FrameDone);
+                let cb = Closure::once_into_js(move || done.emit(start));
+                if let Some(w) = web_sys::window() {
+                    let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(
+                        cb.unchecked_ref(),
+                        0,
+                    );
+                }
                 super::panic::remember_time(self.now());
                 true
             }
@@ -911,18 +921,6 @@ impl Component for App {
     }
 
     fn rendered(&mut self, ctx: &Context<Self>, first_render: bool) {
-        // A frame's work ends when the first task after it runs: by then every component
-        // re-rendered, the job view's canvas was painted in its effect and, usually, the
-        // browser did style, layout and paint. (Measured here, at the app's own
-        // `rendered`, it missed the children: 0.0 ms at 2,048 subtasks.)
-        if let Some(start) = self.frame_start.take() {
-            let done = ctx.link().callback(Msg::FrameDone);
-            let cb = Closure::once_into_js(move || done.emit(start));
-            if let Some(w) = web_sys::window() {
-                let _ =
-                    w.set_timeout_with_callback_and_timeout_and_arguments_0(cb.unchecked_ref(), 0);
-            }
-        }
         if first_render {
             self.apply_theme();
             if ctx.props().use_location {
