@@ -7,7 +7,9 @@
 //! (a virtual time in the link's syntax, `31s`, `1500ms`; empty for none), taken on
 //! change (Enter or leaving the field), refused with `aria-invalid` and the reason in
 //! its title when it does not read; the clock is `clock`; the frame-time readout
-//! `frame-stats` carries `data-avg-ms` and `data-p95-ms`. A scenario the engine
+//! `frame-stats` carries `data-avg-ms` and `data-p95-ms` (work from a played frame's
+//! start to the first task after it) and `data-interval-ms` (between frames); when the
+//! run is over `run-end` says so. A scenario the engine
 //! cannot run in real time shows its pace note (`scenario::cost`, "runs at ~0.2× real
 //! time") beside the speed slider as `pace-note`.
 

@@ -89,6 +89,9 @@ pub fn header(props: &HeaderProps) -> Html {
         let cb = props.on_command.clone();
         Callback::from(move |_: MouseEvent| cb.emit(cmd.clone()))
     };
+    // The select is keyed by the preset shown: once the user has picked an option, a
+    // `selected` attribute no longer moves the selection, a fresh element does (a
+    // link pasted, Back / Forward, an import of a preset's run).
     let current = props.preset.clone().unwrap_or_default();
     html! {
         <header class="app-header" data-testid="header">
@@ -108,7 +111,7 @@ pub fn header(props: &HeaderProps) -> Html {
             <div class="header-actions">
                 <label class="preset-picker">
                     <span class="field-label">{ "scenario" }</span>
-                    <select data-testid="preset-select" aria-label="Preset scenario" onchange={on_preset}>
+                    <select key={current.to_string()} data-testid="preset-select" aria-label="Preset scenario" onchange={on_preset}>
                         if current.is_empty() {
                             <option value="" selected=true>{ "(from link)" }</option>
                         }
