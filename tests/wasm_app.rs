@@ -459,7 +459,11 @@ async fn the_editor_adds_and_connects_an_operator_and_the_new_run_s_link_carries
         .collect();
     assert!(edges.contains(&("src".into(), "flatmap".into())));
     assert!(edges.contains(&("flatmap".into(), "out".into())));
-    assert_eq!(doc.name, scenario::preset("healthy").unwrap().name);
+    // An edited job gets its own name (issue 17 item 1): the preset's describes its job.
+    assert_eq!(
+        doc.name,
+        format!("{} (edited)", scenario::preset("healthy").unwrap().name)
+    );
 
     web_sys::window()
         .unwrap()

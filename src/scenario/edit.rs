@@ -11,10 +11,19 @@
 //! `check::problems` names it inline. Removing an operator removes its edges; removing
 //! an operator or an edge drops the recorded events that name it and returns how many.
 //! Renaming updates every edge and event that names the operator.
+//!
+//! Timeline events (the scenario's `events`, scripted or recorded) are edited here too:
+//! [`add_event`], [`set_event_time`], [`set_event_operator`], [`set_event_value`],
+//! [`set_event_key`], [`remove_event`]; the list stays in time order (stable, so events
+//! at the same instant keep their order). [`event_sentence`] says what an event does in
+//! plain words. [`new_empty_job`] is a job with nothing in it, and [`as_edited`] gives a
+//! draft whose job changed its own name and text (a preset's name and "what to watch"
+//! describe the preset's job, not the edited one). Savepoints are not modelled by the
+//! engine, so there is no savepoint event.
 
 use super::document::{
-    delivery_name, ActionDoc, Document, EdgeDoc, Kind, OperatorDoc, SizeValue, DELIVERIES,
-    PARTITIONERS,
+    delivery_name, ActionDoc, ConfigValue, Document, EdgeDoc, EventDoc, Kind, OperatorDoc,
+    SizeValue, DELIVERIES, PARTITIONERS,
 };
 use super::error::ScenarioError;
 use crate::engine::spec::Partitioner;
@@ -375,4 +384,502 @@ pub fn set_setting(doc: &mut Document, id: &str, setting: Setting, text: &str) -
         },
     }
     Ok(())
+}
+
+/// The kinds of timeline event the editor adds (`set_partitioner` events are edited
+/// only by removing them; savepoints are not modelled).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventKind {
+    SetCost,
+    SetRate,
+    Fail,
+    TriggerCheckpoint,
+    SetConfig,
+}
+
+impl EventKind {
+    pub const ALL: [EventKind; 5] = [
+        EventKind::SetCost,
+        EventKind::SetRate,
+        EventKind::Fail,
+        EventKind::TriggerCheckpoint,
+        EventKind::SetConfig,
+    ];
+
+    /// The action's JSON name (`set_cost`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            EventKind::SetCost => "set_cost",
+            EventKind::SetRate => "set_rate",
+            EventKind::Fail => "fail",
+            EventKind::TriggerCheckpoint => "trigger_checkpoint",
+            EventKind::SetConfig => "set_config",
+        }
+    }
+
+    /// What the editor calls it.
+    pub fn label(self) -> &'static str {
+        match self {
+            EventKind::SetCost => "change an operator's cost",
+            EventKind::SetRate => "change a source's rate",
+            EventKind::Fail => "fail a subtask",
+            EventKind::TriggerCheckpoint => "trigger a checkpoint",
+            EventKind::SetConfig => "change a setting",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<EventKind> {
+        EventKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// Whether the event names an operator, and whether that must be a source.
+    pub fn targets(self) -> Option<bool> {
+        match self {
+            EventKind::SetCost | EventKind::Fail => Some(false),
+            EventKind::SetRate => Some(true),
+            EventKind::TriggerCheckpoint | EventKind::SetConfig => None,
+        }
+    }
+}
+
+/// The kind of an event's action (`None`: a `set_partitioner`).
+pub fn event_kind(action: &ActionDoc) -> Option<EventKind> {
+    match action {
+        ActionDoc::SetCost { .. } => Some(EventKind::SetCost),
+        ActionDoc::SetRate { .. } => Some(EventKind::SetRate),
+        ActionDoc::Fail { .. } => Some(EventKind::Fail),
+        ActionDoc::TriggerCheckpoint => Some(EventKind::TriggerCheckpoint),
+        ActionDoc::SetConfig { .. } => Some(EventKind::SetConfig),
+        ActionDoc::SetPartitioner { .. } => None,
+    }
+}
+
+fn event_at(doc: &Document, index: usize) -> Res<()> {
+    if index < doc.events.len() {
+        Ok(())
+    } else {
+        Err(ScenarioError::new(
+            format!("events[{index}]"),
+            format!("no such event (the timeline has {})", doc.events.len()),
+        ))
+    }
+}
+
+/// Puts the events in time order (stable); an unreadable time sorts last. Returns the
+/// new index of the event that was at `index`.
+fn sort_events(doc: &mut Document, index: usize) -> usize {
+    let mut tagged: Vec<(u64, usize, EventDoc)> = doc
+        .events
+        .drain(..)
+        .enumerate()
+        .map(|(i, e)| (parse_duration(&e.at).unwrap_or(u64::MAX), i, e))
+        .collect();
+    tagged.sort_by_key(|(t, i, _)| (*t, *i));
+    let new = tagged.iter().position(|(_, i, _)| *i == index).unwrap_or(0);
+    doc.events = tagged.into_iter().map(|(_, _, e)| e).collect();
+    new
+}
+
+/// Adds an event of `kind` at `at` with defaults the user then changes: the first
+/// operator that can take it, its current cost or rate, subtask 0, a checkpoint interval
+/// of 2 s. Returns its index (events stay in time order).
+pub fn add_event(doc: &mut Document, kind: EventKind, at: &str) -> Res<usize> {
+    let path = format!("events[{}]", doc.events.len());
+    parse_duration(at).map_err(|m| ScenarioError::new(format!("{path}.at"), m))?;
+    let target = |sources_only: bool| {
+        doc.operators
+            .iter()
+            .find(|o| !sources_only || o.kind == Kind::Source)
+            .ok_or_else(|| {
+                ScenarioError::new(
+                    path.clone(),
+                    if sources_only {
+                        "the job has no source whose rate could change"
+                    } else {
+                        "the job has no operator yet"
+                    },
+                )
+            })
+    };
+    let action = match kind {
+        EventKind::SetCost => {
+            let o = target(false)?;
+            ActionDoc::SetCost {
+                operator: o.id.clone(),
+                cost: o
+                    .cost
+                    .clone()
+                    .unwrap_or_else(|| Setting::Cost.default_text(o.kind).to_string()),
+            }
+        }
+        EventKind::SetRate => {
+            let o = target(true)?;
+            ActionDoc::SetRate {
+                operator: o.id.clone(),
+                rate: o.rate.unwrap_or(1000.0),
+            }
+        }
+        EventKind::Fail => ActionDoc::Fail {
+            operator: target(false)?.id.clone(),
+            subtask: 0,
+        },
+        EventKind::TriggerCheckpoint => ActionDoc::TriggerCheckpoint,
+        EventKind::SetConfig => ActionDoc::SetConfig {
+            key: "execution.checkpointing.interval".into(),
+            value: ConfigValue::Text("2s".into()),
+        },
+    };
+    doc.events.push(EventDoc {
+        at: at.trim().to_string(),
+        action,
+    });
+    let last = doc.events.len() - 1;
+    Ok(sort_events(doc, last))
+}
+
+/// Moves event `index` to virtual time `at` (Flink duration syntax); returns its new
+/// index.
+pub fn set_event_time(doc: &mut Document, index: usize, at: &str) -> Res<usize> {
+    event_at(doc, index)?;
+    let at = at.trim();
+    parse_duration(at).map_err(|m| ScenarioError::new(format!("events[{index}].at"), m))?;
+    doc.events[index].at = at.to_string();
+    Ok(sort_events(doc, index))
+}
+
+/// Points event `index` at operator `id` (a source for a rate change).
+pub fn set_event_operator(doc: &mut Document, index: usize, id: &str) -> Res<()> {
+    event_at(doc, index)?;
+    let i = operator_at(doc, id)?;
+    let is_source = doc.operators[i].kind == Kind::Source;
+    let path = format!("events[{index}]");
+    match &mut doc.events[index].action {
+        ActionDoc::SetRate { operator, .. } => {
+            if !is_source {
+                return Err(ScenarioError::new(
+                    format!("{path}.set_rate.operator"),
+                    format!("'{id}' is not a source: only a source has a rate"),
+                ));
+            }
+            *operator = id.to_string();
+        }
+        ActionDoc::SetCost { operator, .. } | ActionDoc::Fail { operator, .. } => {
+            *operator = id.to_string()
+        }
+        _ => {
+            return Err(ScenarioError::new(
+                path,
+                "this event does not name an operator",
+            ))
+        }
+    }
+    Ok(())
+}
+
+/// Sets the value of event `index` from the text the user typed: a cost (`1ms`), a rate
+/// (records per second), a subtask index, or a setting's value. Ranges are checked by
+/// `check::problems`, as for an operator's fields.
+pub fn set_event_value(doc: &mut Document, index: usize, text: &str) -> Res<()> {
+    event_at(doc, index)?;
+    let text = text.trim();
+    let path = format!("events[{index}]");
+    let bad = |field: &str, what: &str| {
+        ScenarioError::new(format!("{path}.{field}"), format!("'{text}' is not {what}"))
+    };
+    match &mut doc.events[index].action {
+        ActionDoc::SetCost { cost, .. } => {
+            parse_duration(text)
+                .map_err(|m| ScenarioError::new(format!("{path}.set_cost.cost"), m))?;
+            *cost = text.to_string();
+        }
+        ActionDoc::SetRate { rate, .. } => match text.parse::<f64>() {
+            Ok(v) if v.is_finite() => *rate = v,
+            _ => return Err(bad("set_rate.rate", "a number of records per second")),
+        },
+        ActionDoc::Fail { subtask, .. } => {
+            *subtask = text
+                .parse()
+                .map_err(|_| bad("fail.subtask", "a subtask index (0, 1, …)"))?
+        }
+        ActionDoc::SetConfig { value, .. } => {
+            *value = match text {
+                "true" => ConfigValue::Bool(true),
+                "false" => ConfigValue::Bool(false),
+                _ => match text.parse::<u64>() {
+                    Ok(n) => ConfigValue::Number(n.into()),
+                    Err(_) => ConfigValue::Text(text.to_string()),
+                },
+            }
+        }
+        ActionDoc::TriggerCheckpoint | ActionDoc::SetPartitioner { .. } => {
+            return Err(ScenarioError::new(path, "this event has no value to set"))
+        }
+    }
+    Ok(())
+}
+
+/// Sets the Flink key a `set_config` event changes; an unknown key is refused.
+pub fn set_event_key(doc: &mut Document, index: usize, key: &str) -> Res<()> {
+    event_at(doc, index)?;
+    let key = key.trim();
+    let path = format!("events[{index}].set_config.key");
+    if crate::engine::config::canonical_key(key).is_none() {
+        return Err(ScenarioError::new(
+            path,
+            format!("'{key}' is not a setting the playground knows"),
+        ));
+    }
+    match &mut doc.events[index].action {
+        ActionDoc::SetConfig { key: k, .. } => *k = key.to_string(),
+        _ => return Err(ScenarioError::new(path, "this event changes no setting")),
+    }
+    Ok(())
+}
+
+/// Removes event `index`; returns it.
+pub fn remove_event(doc: &mut Document, index: usize) -> Res<EventDoc> {
+    event_at(doc, index)?;
+    Ok(doc.events.remove(index))
+}
+
+/// The text field of an event's value as the editor shows it (empty: none).
+pub fn event_value_text(action: &ActionDoc) -> String {
+    match action {
+        ActionDoc::SetCost { cost, .. } => cost.clone(),
+        ActionDoc::SetRate { rate, .. } => rate.to_string(),
+        ActionDoc::Fail { subtask, .. } => subtask.to_string(),
+        ActionDoc::SetConfig { value, .. } => value.to_flink_string(),
+        ActionDoc::TriggerCheckpoint | ActionDoc::SetPartitioner { .. } => String::new(),
+    }
+}
+
+/// What an event does, in plain words: "at 20s, the cost of out becomes 1ms per record".
+pub fn event_sentence(event: &EventDoc) -> String {
+    let what = match &event.action {
+        ActionDoc::SetCost { operator, cost } => {
+            format!("the cost of {operator} becomes {cost} per record")
+        }
+        ActionDoc::SetRate { operator, rate } => {
+            format!("each subtask of {operator} emits {rate} records/s")
+        }
+        ActionDoc::Fail { operator, subtask } => format!("subtask {operator}#{subtask} fails"),
+        ActionDoc::TriggerCheckpoint => "a checkpoint is triggered".to_string(),
+        ActionDoc::SetConfig { key, value } => {
+            format!("{key} is set to {}", value.to_flink_string())
+        }
+        ActionDoc::SetPartitioner {
+            from,
+            to,
+            partitioner,
+        } => format!(
+            "the edge {from} → {to} becomes {} (at the next restart)",
+            partitioner.name()
+        ),
+    };
+    format!("at {}, {what}", event.at)
+}
+
+/// A new job with nothing in it: no operators, edges, events, settings, guide or
+/// comparison; the run length and seed of `doc` are kept.
+pub fn new_empty_job(doc: &Document) -> Document {
+    Document {
+        version: doc.version,
+        name: "New job".to_string(),
+        description: None,
+        seed: doc.seed,
+        duration: doc.duration.clone(),
+        config: Default::default(),
+        operators: Vec::new(),
+        edges: Vec::new(),
+        events: Vec::new(),
+        guide: None,
+        compare: None,
+    }
+}
+
+/// Whether the job of `a` and `b` differs (anything but the name, text and guide).
+pub fn job_differs(a: &Document, b: &Document) -> bool {
+    a.operators != b.operators
+        || a.edges != b.edges
+        || a.events != b.events
+        || a.config != b.config
+        || a.duration != b.duration
+        || a.seed != b.seed
+}
+
+/// The suffix of an edited job's name.
+const EDITED: &str = " (edited)";
+
+/// The document to run for a `draft` edited from `original`: when its job differs and
+/// the user kept the original's name or text, those describe another job, so the name
+/// becomes "<name> (edited)" and the text says what the job is now. A name or text the
+/// user typed stays; an unchanged job stays as it is (still the preset it was).
+pub fn as_edited(original: &Document, mut draft: Document) -> Document {
+    if !job_differs(original, &draft) {
+        return draft;
+    }
+    if draft.name == original.name && !draft.name.ends_with(EDITED) {
+        draft.name = format!("{}{EDITED}", draft.name);
+    }
+    if draft.description == original.description && original.description.is_some() {
+        let events = draft.events.len();
+        draft.description = Some(format!(
+            "An edited job: {} operator(s), {} edge(s) and {events} timed event(s){}.",
+            draft.operators.len(),
+            draft.edges.len(),
+            if events == 0 {
+                String::new()
+            } else {
+                format!(
+                    " ({})",
+                    draft
+                        .events
+                        .iter()
+                        .map(event_sentence)
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                )
+            }
+        ));
+    }
+    draft.guide = None;
+    draft
+}
+
+/// Sets the job's name (1 to 200 characters once trimmed).
+pub fn set_name(doc: &mut Document, name: &str) -> Res<()> {
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > MAX_NAME {
+        return Err(ScenarioError::new(
+            "name",
+            format!("must be 1 to {MAX_NAME} characters"),
+        ));
+    }
+    doc.name = name.to_string();
+    Ok(())
+}
+
+/// The longest name the editor takes.
+pub const MAX_NAME: usize = 200;
+
+/// Sets the job's text (what it shows); empty removes it.
+pub fn set_description(doc: &mut Document, text: &str) -> Res<()> {
+    let text = text.trim();
+    doc.description = (!text.is_empty()).then(|| text.to_string());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn backpressure() -> Document {
+        crate::scenario::preset("backpressure").expect("preset")
+    }
+
+    #[test]
+    fn timeline_events_are_added_changed_and_removed_in_time_order() {
+        let mut d = backpressure();
+        assert_eq!(d.events.len(), 2);
+        let i = add_event(&mut d, EventKind::TriggerCheckpoint, "30s").unwrap();
+        assert_eq!(i, 1, "between 20s and 45s");
+        let j = set_event_time(&mut d, i, "50s").unwrap();
+        assert_eq!(j, 2);
+        assert_eq!(d.events[2].at, "50s");
+        assert!(set_event_time(&mut d, 0, "soon").is_err());
+        assert_eq!(d.events[0].at, "20s", "a refused edit changes nothing");
+        set_event_value(&mut d, 0, "5ms").unwrap();
+        assert_eq!(
+            event_sentence(&d.events[0]),
+            "at 20s, the cost of out becomes 5ms per record"
+        );
+        assert!(set_event_value(&mut d, 0, "5 parsecs").is_err());
+        let r = add_event(&mut d, EventKind::SetRate, "10s").unwrap();
+        assert_eq!(
+            d.events[r].action,
+            ActionDoc::SetRate {
+                operator: "orders".into(),
+                rate: 500.0
+            }
+        );
+        assert!(
+            set_event_operator(&mut d, r, "count").is_err(),
+            "count is no source"
+        );
+        set_event_operator(&mut d, r, "clicks").unwrap();
+        set_event_value(&mut d, r, "900").unwrap();
+        let c = add_event(&mut d, EventKind::SetConfig, "1s").unwrap();
+        assert!(set_event_key(&mut d, c, "no.such.key").is_err());
+        set_event_key(&mut d, c, "execution.checkpointing.unaligned.enabled").unwrap();
+        set_event_value(&mut d, c, "true").unwrap();
+        assert_eq!(
+            event_sentence(&d.events[c]),
+            "at 1s, execution.checkpointing.unaligned.enabled is set to true"
+        );
+        let n = d.events.len();
+        let removed = remove_event(&mut d, n - 1).unwrap();
+        assert_eq!(removed.at, "50s");
+        assert!(
+            crate::scenario::check::problems(&d).is_empty(),
+            "{:?}",
+            crate::scenario::check::problems(&d)
+        );
+    }
+
+    #[test]
+    fn renaming_or_removing_an_operator_carries_its_events() {
+        let mut d = backpressure();
+        rename_operator(&mut d, "out", "sink").unwrap();
+        assert_eq!(
+            event_sentence(&d.events[0]),
+            "at 20s, the cost of sink becomes 1ms per record"
+        );
+        assert_eq!(remove_operator(&mut d, "count").unwrap(), 1);
+        assert_eq!(d.events.len(), 1);
+    }
+
+    #[test]
+    fn an_edited_job_gets_its_own_name_and_text() {
+        let original = backpressure();
+        assert_eq!(
+            as_edited(&original, original.clone()),
+            original,
+            "unchanged: still the preset"
+        );
+        let mut draft = original.clone();
+        remove_event(&mut draft, 0).unwrap();
+        let run = as_edited(&original, draft.clone());
+        assert_eq!(run.name, "Backpressured sink, aligned checkpoints (edited)");
+        let text = run.description.clone().unwrap();
+        assert!(
+            text.contains("1 timed event(s) (at 45s, subtask count#1 fails)"),
+            "{text}"
+        );
+        assert!(!text.contains("At 20s the sink slows"), "{text}");
+        // Edited again: no second suffix. A name and text the user typed stay.
+        let mut more = run.clone();
+        remove_event(&mut more, 0).unwrap();
+        assert_eq!(as_edited(&run, more).name, run.name);
+        set_name(&mut draft, "My job").unwrap();
+        set_description(&mut draft, "Mine.").unwrap();
+        let mine = as_edited(&original, draft);
+        assert_eq!(
+            (mine.name.as_str(), mine.description.as_deref()),
+            ("My job", Some("Mine."))
+        );
+        assert!(set_name(&mut backpressure(), &"x".repeat(MAX_NAME + 1)).is_err());
+    }
+
+    #[test]
+    fn a_new_empty_job_has_nothing_in_it() {
+        let d = new_empty_job(&backpressure());
+        assert!(d.operators.is_empty() && d.events.is_empty() && d.config.is_empty());
+        assert!(d.guide.is_none() && d.description.is_none());
+        let mut d = d;
+        assert!(
+            add_event(&mut d, EventKind::Fail, "1s").is_err(),
+            "nothing to fail yet"
+        );
+        add_event(&mut d, EventKind::TriggerCheckpoint, "1s").unwrap();
+    }
 }

@@ -110,6 +110,10 @@ pub enum Msg {
     ShareNote(String, bool),
     /// … or for `chart-copy-note`.
     ChartNote(String),
+    /// `location.hash` changed (a pasted link, Back / Forward).
+    HashChanged,
+    /// The first task after a played frame ran: the frame's work ended (its start).
+    FrameDone(f64),
 }
 
 pub struct App {
@@ -133,7 +137,6 @@ pub struct App {
     /// Of the frame work: engine slices and snapshot cutting (the rest is rendering).
     engine_stats: FrameStats,
     cut_stats: FrameStats,
-    frame_start: Option<f64>,
     effective_speed: Option<f64>,
     on_command: Callback<Command>,
     on_select: Callback<Option<usize>>,
@@ -153,6 +156,13 @@ pub struct App {
     pause_at: Option<Micros>,
     /// Share appends the current moment (`&t=…`) to the link.
     share_at_time: bool,
+    /// The hash this page wrote last (without `#`): its own `hashchange` is ignored.
+    own_hash: String,
+    hashchange: Option<Closure<dyn FnMut(web_sys::Event)>>,
+    /// Wall ms between animation frames while playing (everything the browser did).
+    interval_stats: FrameStats,
+    /// The viewer's colour theme: `None` follows the system, else `dark` / `light`.
+    theme: Option<&'static str>,
 }
 
 /// Seeks that replay more virtual time than this show "computing" first.
@@ -171,9 +181,25 @@ fn location_hash() -> String {
         .unwrap_or_default()
 }
 
-/// The preset a document runs, if it runs one (or one of its guide's tries) unchanged.
+/// The preset a document runs, if it runs one (or one of its guide's tries) unchanged,
+/// or one with actions recorded after its own events (a shared link of a preset's run:
+/// its guide still applies).
 fn preset_of(doc: &scenario::Document) -> Option<String> {
-    scenario::presets::recognize(doc).map(|(name, _)| name)
+    if let Some((name, _)) = scenario::presets::recognize(doc) {
+        return Some(name);
+    }
+    let mut lengths: Vec<usize> = scenario::presets::NAMES
+        .iter()
+        .filter_map(|n| scenario::preset(n).map(|p| p.events.len()))
+        .filter(|&n| n < doc.events.len())
+        .collect();
+    lengths.sort_unstable();
+    lengths.dedup();
+    lengths.into_iter().find_map(|n| {
+        let mut own = doc.clone();
+        own.events.truncate(n);
+        scenario::presets::recognize(&own).map(|(name, _)| name)
+    })
 }
 
 fn default_sim() -> Sim {
@@ -296,6 +322,7 @@ impl App {
         };
         let location = window.location();
         if ctx.props().use_location {
+            self.own_hash = fragment.clone();
             let _ = location.set_hash(&fragment);
         }
         let base = location.href().unwrap_or_default();
@@ -326,13 +353,20 @@ impl App {
     }
 
     /// Runs `sim` instead of the current run, from t = 0, and puts its link in the
-    /// address bar (without a history entry).
-    fn replace_sim(&mut self, ctx: &Context<Self>, sim: Sim) {
+    /// address bar: as a new history entry when `push` (a preset, an edited or imported
+    /// job: Back returns to the run before), else in place of the current one.
+    fn replace_sim(&mut self, ctx: &Context<Self>, sim: Sim, push: bool) {
         if ctx.props().use_location {
             let fragment = sim.link_fragment();
             if let Some(h) = web_sys::window().and_then(|w| w.history().ok()) {
-                let _ = h.replace_state_with_url(&JsValue::NULL, "", Some(&format!("#{fragment}")));
+                let url = format!("#{fragment}");
+                let _ = if push && location_hash().trim_start_matches('#') != fragment {
+                    h.push_state_with_url(&JsValue::NULL, "", Some(&url))
+                } else {
+                    h.replace_state_with_url(&JsValue::NULL, "", Some(&url))
+                };
             }
+            self.own_hash = fragment;
         }
         self.sim = sim;
         // A seek still waiting for its frame belonged to the old run.
@@ -345,6 +379,7 @@ impl App {
         self.action_error = None;
         self.share_note = None;
         self.frame_stats = FrameStats::default();
+        self.interval_stats = FrameStats::default();
         self.step_note = None;
     }
 
@@ -472,6 +507,13 @@ impl App {
                 }
             }
             Command::ToggleHelp => self.help = !self.help,
+            Command::ToggleTheme => {
+                self.theme = Some(match self.theme.unwrap_or_else(super::theme::system) {
+                    "dark" => "light",
+                    _ => "dark",
+                });
+                self.apply_theme();
+            }
             Command::Compare(choice) => self.set_compare(choice),
             Command::DismissBanner => self.banner = None,
             Command::ExportJson => self.export_json(),
@@ -499,8 +541,66 @@ impl App {
         preset: Option<String>,
     ) -> Result<(), String> {
         let sim = Sim::new(doc, preset)?;
-        self.replace_sim(ctx, sim);
+        self.replace_sim(ctx, sim, true);
         Ok(())
+    }
+
+    /// Opens the link now in the address bar, as a page load would (a link pasted
+    /// into this tab, Back / Forward): its run, its comparison, its moment.
+    fn open_location(&mut self, ctx: &Context<Self>) {
+        let hash = location_hash();
+        let fragment = hash.trim_start_matches('#').to_string();
+        if fragment == self.own_hash {
+            return;
+        }
+        let Loaded { sim, banner, at } = load(&hash);
+        self.own_hash = fragment;
+        self.editor = None;
+        self.compare = None;
+        self.banner = banner;
+        let cmp = sim.document.compare.clone();
+        // The address bar already holds this link: it is not written again.
+        self.sim = sim;
+        self.pending_seek = None;
+        self.seek_computing = false;
+        self.playing = false;
+        self.selected_task = None;
+        self.selected_checkpoint = None;
+        self.action_error = None;
+        self.share_note = None;
+        self.frame_stats = FrameStats::default();
+        self.interval_stats = FrameStats::default();
+        self.step_note = None;
+        if let Some(cmp) = cmp {
+            match Compare::new(self.sim.document.clone(), cmp) {
+                Ok(c) => self.compare = Some(c),
+                Err(e) => self.banner = Some(format!("The comparison in this link cannot run — {e}. The single run was opened instead.")),
+            }
+        }
+        if let Some(t) = at {
+            match &mut self.compare {
+                Some(c) => c.run_to(t),
+                None => {
+                    self.pending_seek = Some(t);
+                    self.request_frame(ctx);
+                }
+            }
+        }
+    }
+
+    /// Sets the colour theme on the page's root element (`data-theme`) and remembers the
+    /// viewer's choice in `localStorage` (it is not part of the shared scenario).
+    fn apply_theme(&self) {
+        let Some(window) = web_sys::window() else {
+            return;
+        };
+        if let Some(root) = window.document().and_then(|d| d.document_element()) {
+            let _ = match self.theme {
+                Some(t) => root.set_attribute("data-theme", t),
+                None => root.remove_attribute("data-theme"),
+            };
+        }
+        super::theme::store(self.theme);
     }
 
     fn export_json(&mut self) {
@@ -604,7 +704,20 @@ impl App {
             self.import_open = false;
             return was;
         }
-        if in_field {
+        if in_field || e.default_prevented() {
+            return false;
+        }
+        // Space on a focused button (or a focused subtask) presses it, as the browser
+        // does, instead of toggling Play.
+        let on_control = e
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .is_some_and(|el| {
+                let tag = el.tag_name().to_ascii_uppercase();
+                matches!(tag.as_str(), "BUTTON" | "A" | "SUMMARY")
+                    || el.get_attribute("role").as_deref() == Some("button")
+            });
+        if on_control && matches!(key.as_str(), " " | "Spacebar" | "Enter") {
             return false;
         }
         let cmd = match key.as_str() {
@@ -701,7 +814,6 @@ impl Component for App {
             step_count: 0,
             engine_stats: FrameStats::default(),
             cut_stats: FrameStats::default(),
-            frame_start: None,
             effective_speed: None,
             on_command,
             on_select,
@@ -715,6 +827,10 @@ impl Component for App {
             compare_choices: Rc::new(compare_runs::choices()),
             pause_at: None,
             share_at_time: false,
+            own_hash: link.trim_start_matches('#').to_string(),
+            hashchange: None,
+            interval_stats: FrameStats::default(),
+            theme: super::theme::stored(),
         }
     }
 
@@ -738,6 +854,15 @@ impl Component for App {
                 self.chart_note = Some(note);
                 true
             }
+            Msg::HashChanged => {
+                self.open_location(ctx);
+                self.remember_for_panic();
+                true
+            }
+            Msg::FrameDone(start) => {
+                self.frame_stats.record(perf_now() - start);
+                false
+            }
             Msg::Frame(ts) => {
                 self.raf = None;
                 if self.seek_frame(ctx) {
@@ -748,6 +873,9 @@ impl Component for App {
                     return false;
                 }
                 let start = perf_now();
+                if let Some(last) = self.last_ts {
+                    self.interval_stats.record(ts - last);
+                }
                 let dt = self
                     .last_ts
                     .map(|last| (ts - last).clamp(0.0, 100.0))
@@ -775,7 +903,19 @@ impl Component for App {
                 let timing = self.last_timing();
                 self.engine_stats.record(timing.0);
                 self.cut_stats.record(timing.1);
-                self.frame_start = Some(start);
+                // A frame's work ends when the first task after it runs: by then every
+                // component re-rendered (within this task or its microtasks), the job
+                // view's canvas was painted in its effect and, usually, the browser did
+                // style, layout and paint. (Measured at the app's own `rendered`, it
+                // missed the children and most frames: 0.0 ms at 2,048 subtasks.)
+                let done = ctx.link().callback(Msg::FrameDone);
+                let cb = Closure::once_into_js(move || done.emit(start));
+                if let Some(w) = web_sys::window() {
+                    let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(
+                        cb.unchecked_ref(),
+                        0,
+                    );
+                }
                 super::panic::remember_time(self.now());
                 true
             }
@@ -783,10 +923,25 @@ impl Component for App {
     }
 
     fn rendered(&mut self, ctx: &Context<Self>, first_render: bool) {
-        if let Some(start) = self.frame_start.take() {
-            self.frame_stats.record(perf_now() - start);
-        }
         if first_render {
+            self.apply_theme();
+            if ctx.props().use_location {
+                let cb = ctx.link().callback(|_: web_sys::Event| Msg::HashChanged);
+                let closure =
+                    Closure::wrap(Box::new(move |e: web_sys::Event| cb.emit(e))
+                        as Box<dyn FnMut(web_sys::Event)>);
+                // Back / Forward between pushed entries fire `popstate` (and not always
+                // `hashchange`); a pasted link fires `hashchange`. Either opens the link once.
+                if let Some(window) = web_sys::window() {
+                    for event in ["hashchange", "popstate"] {
+                        let _ = window.add_event_listener_with_callback(
+                            event,
+                            closure.as_ref().unchecked_ref(),
+                        );
+                    }
+                }
+                self.hashchange = Some(closure);
+            }
             if self.pending_seek.is_some() {
                 self.request_frame(ctx);
             }
@@ -804,6 +959,12 @@ impl Component for App {
 
     fn destroy(&mut self, _ctx: &Context<Self>) {
         self.playing = false;
+        if let (Some(window), Some(closure)) = (web_sys::window(), self.hashchange.take()) {
+            for event in ["hashchange", "popstate"] {
+                let _ = window
+                    .remove_event_listener_with_callback(event, closure.as_ref().unchecked_ref());
+            }
+        }
         if let (Some(window), Some(closure)) = (web_sys::window(), self.keydown.take()) {
             let _ = window
                 .remove_event_listener_with_callback("keydown", closure.as_ref().unchecked_ref());
@@ -829,6 +990,7 @@ impl Component for App {
                         done={self.sim.is_done()}
                         status={self.sim.status()}
                         frame={self.frame_stats.summary()}
+                        interval={self.interval_stats.summary()}
                         engine_ms={self.engine_stats.summary().map(|s| s.0)}
                         cut_ms={self.cut_stats.summary().map(|s| s.0)}
                         name={AttrValue::from(self.sim.document.name.clone())}
@@ -843,6 +1005,7 @@ impl Component for App {
                             done={self.sim.is_done()} on_command={on_command.clone()} />
                     }
                     <JobGraphPanel layout={snaps.layout.clone()} live={snaps.live.clone()}
+                        theme={AttrValue::from(self.theme.unwrap_or_else(super::theme::system))}
                         selected={self.selected_task} on_select={self.on_select.clone()} />
                     <Timeline marks={snaps.timeline.clone()} now={self.sim.now()}
                         furthest={self.sim.furthest} target={self.pending_seek}
@@ -855,6 +1018,7 @@ impl Component for App {
                     <SettingsPanel settings={snaps.settings.clone()} on_command={on_command.clone()}
                         error={self.action_error.clone()} />
                     <CheckpointsPanel report={snaps.report.clone()} selected={self.selected_checkpoint}
+                        pending_kinds={snaps.pending_kinds.clone()}
                         on_command={on_command.clone()} />
                     <SinksRecoveryPanel report={snaps.report.clone()} />
                     <ChartsPanel charts={snaps.charts.clone()} report={snaps.report.clone()}
@@ -884,6 +1048,7 @@ impl App {
                 data-pause-at-us={self.pause_at.map(|t| t.to_string()).unwrap_or_default()}>
                 <Header on_command={on_command.clone()}
                     share_at_time={self.share_at_time}
+                    theme={AttrValue::from(self.theme.unwrap_or_else(super::theme::system))}
                     preset={self.sim.preset.clone().map(AttrValue::from)}
                     share_note={self.share_note.as_ref().map(|(n, _)| AttrValue::from(n.clone()))}
                     share_warning={self.share_note.as_ref().is_some_and(|(_, w)| *w)} />
@@ -1049,6 +1214,7 @@ impl App {
                         done={c.is_done()}
                         status={c.status()}
                         frame={self.frame_stats.summary()}
+                        interval={self.interval_stats.summary()}
                         engine_ms={self.engine_stats.summary().map(|s| s.0)}
                         cut_ms={self.cut_stats.summary().map(|s| s.0)}
                         name={AttrValue::from(c.base.name.clone())}

@@ -33,6 +33,8 @@ pub enum Command {
     /// Re-run the guide's preset with one of its tries (`None`: the preset itself).
     Try(Option<usize>),
     ToggleHelp,
+    /// Switch the colour theme between dark and light (the viewer's, not the scenario's).
+    ToggleTheme,
     DismissBanner,
     /// Download the run (recorded actions included) as a scenario JSON file.
     ExportJson,

@@ -3,7 +3,36 @@
 //! Contract: pure functions, no DOM. Durations and sizes follow the engine's own
 //! formatting (Flink's web UI style: `1.2s`, `64.0 KB`).
 
+use crate::engine::spec::Action;
 use crate::engine::time::{format_bytes, format_duration, Micros};
+
+/// What a recorded action does, as a sentence: "the cost of out becomes 1ms per record".
+pub fn action(a: &Action) -> String {
+    match a {
+        Action::SetCost { operator, cost } => {
+            format!("the cost of {operator} becomes {} per record", dur(*cost))
+        }
+        Action::SetRate { operator, rate } => {
+            format!("each subtask of {operator} emits {rate:.0} records/s")
+        }
+        Action::Fail { operator, subtask } => format!("subtask {operator}#{subtask} fails"),
+        Action::TriggerCheckpoint => "a checkpoint is triggered".into(),
+        Action::SetConfig { key, value } => format!("{key} is set to {value}"),
+        Action::SetPartitioner {
+            from,
+            to,
+            partitioner,
+        } => format!(
+            "the edge {from} → {to} becomes {} (at the next restart)",
+            partitioner.name()
+        ),
+    }
+}
+
+/// A recorded action with its time: "at 12.3s, a checkpoint is triggered".
+pub fn timed_action(at: Micros, a: &Action) -> String {
+    format!("at {}, {}", clock(at), action(a))
+}
 
 /// Virtual microseconds as seconds with one decimal: `12_345_678` → `"12.3s"`.
 pub fn clock(us: Micros) -> String {
@@ -57,5 +86,20 @@ mod tests {
         assert_eq!(opt_ms(None), "-");
         assert_eq!(pct(0.314), "31%");
         assert_eq!(speed(120.0), "120×");
+        let a = Action::SetCost {
+            operator: "out".into(),
+            cost: 1000,
+        };
+        assert_eq!(
+            timed_action(20_000_000, &a),
+            "at 20.0s, the cost of out becomes 1ms per record"
+        );
+        assert_eq!(
+            action(&Action::Fail {
+                operator: "count".into(),
+                subtask: 1
+            }),
+            "subtask count#1 fails"
+        );
     }
 }

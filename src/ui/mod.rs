@@ -27,6 +27,7 @@ pub mod layout;
 pub mod markers;
 pub mod panic;
 pub mod sim;
+pub mod theme;
 
 pub use app::{App, AppProps};
 

@@ -19,7 +19,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use crate::engine::config::EngineConfig;
+use crate::engine::config::{BarrierKind, EngineConfig};
 use crate::engine::log::{LogEntry, LogKind};
 use crate::engine::report::Report;
 use crate::engine::runtime::JobStatus;
@@ -127,6 +127,9 @@ pub struct Snapshots {
     /// Entries ever logged when `log` was cut.
     pub log_total: u64,
     pub settings: Rc<SettingsView>,
+    /// The barrier kind of each checkpoint in progress (cut with the report): an
+    /// unaligned one is unaligned before any subtask acknowledged it.
+    pub pending_kinds: Rc<Vec<(u64, BarrierKind)>>,
     /// Marks of the run up to the furthest time reached.
     pub timeline: Rc<TimelineMarks>,
 }
@@ -362,16 +365,35 @@ impl Sim {
     /// is the engine's message in plain words and changes nothing.
     pub fn apply(&mut self, action: Action) -> Result<(), String> {
         let now = self.now();
-        let result = self
-            .engine
-            .borrow_mut()
-            .apply(action)
-            .map_err(|e| e.message);
+        let result = self.engine.borrow_mut().apply(action);
+        let result = result.map_err(|e| self.plain_refusal(&e.path, &e.message));
         if result.is_ok() && now < self.furthest {
             self.fork_here(now);
         }
         self.changed(true);
         result
+    }
+
+    /// A refusal in plain words: one that names a timed event of the scenario
+    /// (`events[2].set_config…`) says which event, by its time and what it does.
+    fn plain_refusal(&self, path: &str, message: &str) -> String {
+        let Some(rest) = path.strip_prefix("events[") else {
+            return message.to_string();
+        };
+        let e = self.engine.borrow();
+        let event = rest
+            .split(']')
+            .next()
+            .and_then(|i| i.parse::<usize>().ok())
+            .and_then(|i| e.spec.events.get(i));
+        let why = message.rsplit(" — ").next().unwrap_or(message);
+        match event {
+            Some(ev) => format!(
+                "Refused: the scenario's own event {} would then be invalid — {why}",
+                super::format::timed_action(ev.at, &ev.action)
+            ),
+            None => message.to_string(),
+        }
     }
 
     /// The link fragment (`z2:…`) that replays this run, recorded actions included.
@@ -433,7 +455,9 @@ impl Sim {
             self.snapshots.live = Rc::new(live_view(e));
             self.last_live_wall = wall;
         }
-        if keys.settings != self.keys.settings {
+        // The knobs show the live values: scripted events and seeks change costs, rates
+        // and the config without recording an action, so compare the values themselves.
+        if keys.settings != self.keys.settings || !settings_current(&self.snapshots.settings, e) {
             self.snapshots.settings = Rc::new(settings_view(e));
         }
         let mut cut = self.keys;
@@ -443,6 +467,10 @@ impl Sim {
             let report = e.report();
             if *self.snapshots.report != report {
                 self.snapshots.report = Rc::new(report);
+            }
+            let kinds = pending_kinds(e);
+            if *self.snapshots.pending_kinds != kinds {
+                self.snapshots.pending_kinds = Rc::new(kinds);
             }
             self.last_report_wall = wall;
             cut.report = keys.report;
@@ -474,8 +502,18 @@ fn cut_all(e: &Engine) -> Snapshots {
         log: Rc::new(log_entries(e)),
         log_total: e.log.total,
         settings: Rc::new(settings_view(e)),
+        pending_kinds: Rc::new(pending_kinds(e)),
         timeline: Rc::new(cut_marks(e, None)),
     }
+}
+
+fn pending_kinds(e: &Engine) -> Vec<(u64, BarrierKind)> {
+    e.coordinator
+        .history
+        .iter()
+        .filter(|c| c.status == crate::engine::coordinator::CheckpointStatus::InProgress)
+        .map(|c| (c.id, c.kind))
+        .collect()
 }
 
 fn live_view(e: &Engine) -> LiveView {
@@ -489,6 +527,15 @@ fn live_view(e: &Engine) -> LiveView {
 
 fn log_entries(e: &Engine) -> Vec<LogEntry> {
     e.log.entries.iter().rev().take(LOG_KEEP).cloned().collect()
+}
+
+/// Whether `view` still shows the engine's live config, costs and rates.
+fn settings_current(view: &SettingsView, e: &Engine) -> bool {
+    view.config == e.config
+        && view.operators.len() == e.operators.len()
+        && view.operators.iter().zip(&e.operators).all(|(k, o)| {
+            k.cost == o.cost && k.rate.is_none_or(|r| r.to_bits() == o.rate.to_bits())
+        })
 }
 
 fn settings_view(e: &Engine) -> SettingsView {

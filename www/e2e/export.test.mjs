@@ -69,7 +69,9 @@ test('export a run, import it back, refuse a broken one, copy charts', { timeout
   // The exported file, through the file picker, replaces the run; the URL follows.
   await page.getByTestId('import-file').setInputFiles(file);
   await page.getByTestId('import-dialog').waitFor({ state: 'detached' });
-  assert.equal(await page.getByTestId('preset-select').inputValue(), '', 'a run with actions is not the preset');
+  // A preset's run with recorded actions is still that preset's run: its guide and its
+  // place in the menu stay (issue 17 item 10).
+  assert.equal(await page.getByTestId('preset-select').inputValue(), 'healthy', 'a preset run with actions keeps its preset');
   assert.equal(await page.getByTestId('scenario-name').textContent(), 'Healthy job: no backpressure');
   assert.deepEqual(linkDocument(await page.evaluate(() => location.hash)), exported);
 

@@ -15,6 +15,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
+use crate::engine::config::BarrierKind;
 use crate::engine::report::{CheckpointReport, Report};
 use crate::ui::command::Command;
 use crate::ui::format;
@@ -41,9 +42,36 @@ pub struct CheckpointsProps {
     pub report: Rc<Report>,
     pub selected: Option<u64>,
     pub on_command: Callback<Command>,
+    /// The barrier kind of each checkpoint in progress.
+    #[prop_or_default]
+    pub pending_kinds: Rc<Vec<(u64, BarrierKind)>>,
 }
 
 pub use crate::ui::chart_export::type_label;
+
+/// The type of a checkpoint as the table shows it: a finished one by what it did
+/// ([`type_label`]); one in progress by the barriers it was triggered with, since
+/// nothing has been persisted yet before its first acknowledgement.
+fn kind_label(c: &CheckpointReport, kinds: &[(u64, BarrierKind)]) -> &'static str {
+    let pending = kinds.iter().find(|(id, _)| *id == c.id).map(|(_, k)| *k);
+    match pending {
+        Some(_) if c.timed_out_to_unaligned || c.unaligned => type_label(c),
+        Some(BarrierKind::Unaligned) => "unaligned",
+        Some(BarrierKind::TimeoutableAligned) => "aligned (timeout → unaligned)",
+        Some(BarrierKind::ForcedAligned) => "aligned (forced)",
+        Some(BarrierKind::AtLeastOnce) => "at-least-once",
+        _ => type_label(c),
+    }
+}
+
+/// The CSS class of a checkpoint's type pill.
+fn kind_class(c: &CheckpointReport, kinds: &[(u64, BarrierKind)]) -> &'static str {
+    match kind_label(c, kinds) {
+        "aligned → unaligned" => "type-switched",
+        "unaligned" => "type-unaligned",
+        _ => "type-aligned",
+    }
+}
 
 fn status_label(c: &CheckpointReport) -> String {
     match (&*c.status, &c.failure_reason) {
@@ -136,7 +164,9 @@ fn timeline(c: &CheckpointReport, now_ms: f64) -> Html {
         } else {
             t0
         })
-        .max(t0 + 0.001);
+        // At least 1 ms, so that a checkpoint that just started has a readable axis
+        // (and not "+1us +1us +1us").
+        .max(t0 + 1.0);
     let (label_w, width, row_h) = (92.0, 640.0, 13.0);
     let plot_w = width - label_w - 8.0;
     let x = |t: f64| label_w + (t - t0).max(0.0) / (t_end - t0) * plot_w;
@@ -170,7 +200,7 @@ fn timeline(c: &CheckpointReport, now_ms: f64) -> Html {
         let name = format!("{}#{}", s.operator, s.subtask);
         html! {
             <g>
-                <text class="tl-label" x={format!("{:.1}", label_w - 6.0)} y={format!("{:.1}", y + 9.0)} text-anchor="end">{ name.clone() }</text>
+                <text class="ph-label" x={format!("{:.1}", label_w - 6.0)} y={format!("{:.1}", y + 9.0)} text-anchor="end">{ name.clone() }</text>
                 { for parts.into_iter().filter(|p| p.2 > p.1).map(|(class, a, b, title)| html! {
                     <rect class={class} x={format!("{:.1}", x(a))} y={format!("{:.1}", y + 1.0)}
                         width={format!("{:.2}", (x(b) - x(a)).max(0.8))} height={format!("{:.1}", row_h - 3.0)}>
@@ -187,23 +217,23 @@ fn timeline(c: &CheckpointReport, now_ms: f64) -> Html {
     let ticks = (0..=4).map(|k| {
         let t = t0 + (t_end - t0) * k as f64 / 4.0;
         html! {
-            <text class="tl-tick" x={format!("{:.1}", x(t))} y={format!("{:.1}", axis_y + 12.0)}
+            <text class="ph-tick" x={format!("{:.1}", x(t))} y={format!("{:.1}", axis_y + 12.0)}
                 text-anchor={if k == 0 { "start" } else if k == 4 { "end" } else { "middle" }}>
                 { format!("+{}", format::ms(t - t0)) }
             </text>
         }
     });
     html! {
-        <div class="timeline" data-testid="checkpoint-timeline">
-            <div class="timeline-legend">
+        <div class="phase-timeline" data-testid="checkpoint-timeline">
+            <div class="phase-timeline-legend">
                 <span><i class="tl-delay"></i>{ "start delay" }</span>
                 <span><i class="tl-align"></i>{ "alignment" }</span>
                 <span><i class="tl-sync"></i>{ "sync phase" }</span>
                 <span><i class="tl-async"></i>{ "async phase (state + in-flight data written)" }</span>
                 <span><i class="tl-ack-i"></i>{ "acknowledged" }</span>
             </div>
-            <svg viewBox={format!("0 0 {width} {height:.1}")} width="100%" preserveAspectRatio="xMinYMin meet" class="timeline-svg">
-                <line class="tl-axis" x1={format!("{label_w}")} x2={format!("{:.1}", label_w + plot_w)} y1={format!("{axis_y:.1}")} y2={format!("{axis_y:.1}")} />
+            <svg viewBox={format!("0 0 {width} {height:.1}")} width="100%" preserveAspectRatio="xMinYMin meet" class="phase-timeline-svg">
+                <line class="ph-axis" x1={format!("{label_w}")} x2={format!("{:.1}", label_w + plot_w)} y1={format!("{axis_y:.1}")} y2={format!("{axis_y:.1}")} />
                 { for bars }
                 { for ticks }
             </svg>
@@ -214,6 +244,7 @@ fn timeline(c: &CheckpointReport, now_ms: f64) -> Html {
 #[derive(Properties, PartialEq)]
 struct DetailProps {
     c: CheckpointReport,
+    kind: AttrValue,
     /// Virtual time for open bars (0 once the checkpoint is over: no re-render).
     now_ms: f64,
     explicit: bool,
@@ -224,14 +255,20 @@ struct DetailProps {
 /// The selected checkpoint; re-renders only when that checkpoint changes.
 #[function_component(CheckpointDetail)]
 fn checkpoint_detail(props: &DetailProps) -> Html {
-    detail(&props.c, props.now_ms, props.explicit, props.table)
+    detail(
+        &props.c,
+        &props.kind,
+        props.now_ms,
+        props.explicit,
+        props.table,
+    )
 }
 
-fn detail(c: &CheckpointReport, now_ms: f64, explicit: bool, table: bool) -> Html {
+fn detail(c: &CheckpointReport, kind: &str, now_ms: f64, explicit: bool, table: bool) -> Html {
     html! {
         <div class="checkpoint-detail" data-testid="checkpoint-detail" data-id={c.id.to_string()}>
             <h3 class="subsection-title">
-                { format!("Checkpoint {} — {} · {} · trigger {}{}", c.id, type_label(c), status_label(c), format::ms(c.trigger_ms),
+                { format!("Checkpoint {} — {} · {} · trigger {}{}", c.id, kind, status_label(c), format::ms(c.trigger_ms),
                     if explicit { "" } else { " (newest; click a row for its per-subtask table)" }) }
             </h3>
             { timeline(c, now_ms) }
@@ -284,7 +321,7 @@ pub fn checkpoints_panel(props: &CheckpointsProps) -> Html {
                 cb.emit(Command::SelectCheckpoint(if selected { None } else { Some(id) }))
             })
         };
-        let kind = type_label(c);
+        let kind = kind_label(c, &props.pending_kinds);
         html! {
             <tr key={id} class={classes!("checkpoint-row", format!("status-{}", c.status), selected.then_some("selected"))}
                 data-testid="checkpoint-row" data-id={id.to_string()} data-status={c.status.clone()}
@@ -292,7 +329,7 @@ pub fn checkpoints_panel(props: &CheckpointsProps) -> Html {
                 {onclick}>
                 <td class="num">{ id }</td>
                 <td><span class={classes!("status-pill", format!("pill-{}", c.status))} title={c.failure_reason.clone().unwrap_or_default()}>{ status_label(c) }</span></td>
-                <td><span class={classes!("type-pill", if c.timed_out_to_unaligned { "type-switched" } else if c.unaligned { "type-unaligned" } else { "type-aligned" })}>{ kind }</span></td>
+                <td><span class={classes!("type-pill", kind_class(c, &props.pending_kinds))} data-testid="checkpoint-type">{ kind }</span></td>
                 <td>{ format!("{}/{}", c.acknowledged, c.total_subtasks) }</td>
                 <td>{ format::ms(c.trigger_ms) }</td>
                 <td>{ format::opt_ms(c.end_to_end_ms) }</td>
@@ -330,7 +367,7 @@ pub fn checkpoints_panel(props: &CheckpointsProps) -> Html {
                 </table>
             </div>
             if let Some((c, explicit)) = shown {
-                <CheckpointDetail c={c.clone()} explicit={explicit} table={explicit}
+                <CheckpointDetail c={c.clone()} kind={AttrValue::from(kind_label(c, &props.pending_kinds))} explicit={explicit} table={explicit}
                     now_ms={if c.status == "in_progress" { now_ms } else { 0.0 }} />
             }
         </Panel>

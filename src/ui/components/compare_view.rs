@@ -406,7 +406,13 @@ pub fn compare_toggle(props: &CompareToggleProps) -> Html {
             cb.emit(Command::Compare((!active).then(&chosen)));
         })
     };
-    let current = props.active.clone().unwrap_or_default();
+    // Outside comparison mode the first choice (aligned vs unaligned, what the button
+    // says) is selected, so the button compares what it says.
+    let current = props
+        .active
+        .clone()
+        .or_else(|| props.choices.first().map(|c| AttrValue::from(c.0.clone())))
+        .unwrap_or_default();
     html! {
         <div class="compare-bar" data-testid="compare-bar">
             <label class="compare-picker">

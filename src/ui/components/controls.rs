@@ -7,7 +7,9 @@
 //! (a virtual time in the link's syntax, `31s`, `1500ms`; empty for none), taken on
 //! change (Enter or leaving the field), refused with `aria-invalid` and the reason in
 //! its title when it does not read; the clock is `clock`; the frame-time readout
-//! `frame-stats` carries `data-avg-ms` and `data-p95-ms`. A scenario the engine
+//! `frame-stats` carries `data-avg-ms` and `data-p95-ms` (work from a played frame's
+//! start to the first task after it) and `data-interval-ms` (between frames); when the
+//! run is over `run-end` says so. A scenario the engine
 //! cannot run in real time shows its pace note (`scenario::cost`, "runs at ~0.2× real
 //! time") beside the speed slider as `pace-note`.
 
@@ -47,8 +49,12 @@ pub struct ControlsProps {
     pub effective_speed: Option<f64>,
     pub done: bool,
     pub status: JobStatus,
-    /// (avg ms, p95 ms, frames) of frame work.
+    /// (avg ms, p95 ms, frames) of frame work: from the frame's start to the first task
+    /// after it (engine, snapshots, every component's render, the canvas).
     pub frame: Option<(f64, f64, usize)>,
+    /// (avg ms, p95 ms, frames) between two animation frames while playing.
+    #[prop_or_default]
+    pub interval: Option<(f64, f64, usize)>,
     /// Average wall ms per frame spent in engine slices and in cutting snapshots.
     pub engine_ms: Option<f64>,
     pub cut_ms: Option<f64>,
@@ -148,6 +154,7 @@ pub fn controls(props: &ControlsProps) -> Html {
         JobStatus::Failed => "job-failed",
     };
     let (avg, p95, frames) = props.frame.unwrap_or((0.0, 0.0, 0));
+    let interval = props.interval.map(|(avg, _, _)| avg);
     html! {
         <Panel id="controls" title="Controls" testid="controls" class="area-controls">
             <div class="toolbar" role="toolbar" aria-label="Simulation controls">
@@ -196,8 +203,16 @@ pub fn controls(props: &ControlsProps) -> Html {
                     data-avg-ms={format!("{avg:.3}")}
                     data-engine-ms={format!("{:.3}", props.engine_ms.unwrap_or(0.0))}
                     data-snapshot-ms={format!("{:.3}", props.cut_ms.unwrap_or(0.0))} data-p95-ms={format!("{p95:.3}")} data-frames={frames.to_string()}
-                    title="Wall time per animation frame spent advancing the engine and rendering (average / 95th percentile over the last frames)">
-                    <span>{ format!("frame {avg:.1} / p95 {p95:.1} ms") }</span>
+                    data-interval-ms={format!("{:.3}", interval.unwrap_or(0.0))}
+                    title="Frame work: wall time from the start of an animation frame until the page is idle again (engine slices, snapshots, every panel's render and the job view's canvas), average / 95th percentile over the last frames. Interval: wall time between two frames (everything the browser did, layout and paint included), and the frame rate it gives.">
+                    if frames == 0 {
+                        <span>{ "frame work: not playing" }</span>
+                    } else {
+                        <span>{ format!("work {avg:.1} / p95 {p95:.1} ms") }</span>
+                    }
+                    if let Some(i) = interval.filter(|i| *i > 0.0) {
+                        <span class="muted-small">{ format!("every {i:.1} ms ({:.0} fps)", 1000.0 / i) }</span>
+                    }
                     if let Some(eff) = props.effective_speed {
                         <span class="muted-small">{ format!("actual {}", format::speed(eff)) }</span>
                     }
@@ -213,11 +228,22 @@ pub fn controls(props: &ControlsProps) -> Html {
                     { for lines.iter().map(|l| html! { <span class="step-line">{ l.clone() }</span> }) }
                 </div>
             }
+            if props.done {
+                <div class="run-end" data-testid="run-end" role="status">
+                    <strong>{ format!("End of the run at {}", format::clock(props.now)) }</strong>
+                    { match props.status {
+                        JobStatus::Finished => " — the job finished: every source reached the end of its input.",
+                        JobStatus::Failed => " — the job failed for good (see the event log).",
+                        _ => " — the scenario's run length is reached.",
+                    } }
+                    { " Reset (r) runs it again; the timeline goes back to any moment." }
+                </div>
+            }
             <div class="scenario-strip">
-                <span class="scenario-name" data-testid="scenario-name">{ props.name.clone() }</span>
+                <span class="scenario-name" data-testid="scenario-name" title={props.name.clone()}>{ props.name.clone() }</span>
                 if let Some(d) = &props.description {
                     <span class="scenario-description" data-testid="scenario-description">
-                        <strong>{ "What to watch: " }</strong>{ d.clone() }
+                        <strong>{ "About this job: " }</strong>{ d.clone() }
                     </span>
                 }
             </div>

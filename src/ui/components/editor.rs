@@ -17,8 +17,18 @@
 //!   per operator its id, parallelism and the settings of its kind
 //!   (`editor-op-<id>`, `editor-op-<id>-<field>`, `editor-op-<id>-remove`);
 //! - `editor-note`: why the last edit was refused, or what it dropped;
+//! - the job's own name and text (`editor-name`, `editor-description`) and *New empty
+//!   job* (`editor-new-empty`), which replaces the draft with a job with nothing in it;
+//! - the scenario's timeline events in time order (`editor-events`; per event
+//!   `editor-event-<i>` with its sentence `editor-event-<i>-text`, its time
+//!   `editor-event-<i>-at`, operator `editor-event-<i>-operator`, setting key
+//!   `editor-event-<i>-key`, value `editor-event-<i>-value`, `editor-event-<i>-remove`,
+//!   and the problems of that event under it), and a form to add one
+//!   (`editor-event-add-kind`, `editor-event-add-at`, `editor-event-add`); savepoints are
+//!   not modelled, which the form says;
 //! - "Run this job" (`editor-apply`), disabled with the reason while there are problems,
-//!   which emits `Command::RunDocument` (a new run from t = 0), and "Discard"
+//!   which emits `Command::RunDocument` (a new run from t = 0) of `edit::as_edited(start, draft)`:
+//!   a changed job whose name and text were kept gets its own, and "Discard"
 //!   (`editor-discard`), which emits `Command::CloseEditor`.
 
 use std::rc::Rc;
@@ -29,7 +39,7 @@ use crate::engine::spec::Partitioner;
 use crate::scenario::check::{problems, Problem};
 use crate::scenario::dag_layout::{DagLayout, EdgeEnds, BOX_H, BOX_W};
 use crate::scenario::document::{delivery_name, DELIVERIES, PARTITIONERS};
-use crate::scenario::edit::{self, Setting};
+use crate::scenario::edit::{self, EventKind, Setting};
 use crate::scenario::{Document, Kind, ScenarioError};
 use crate::ui::command::Command;
 use crate::ui::components::panel::Panel;
@@ -303,6 +313,157 @@ fn operator_row(draft: &Draft, i: usize, bad: bool) -> Html {
     }
 }
 
+/// Reads an input's value, puts the running `shown` value back (a refused edit then
+/// leaves the field showing what runs; a taken one re-renders) and runs `edit` with it.
+fn on_field(
+    draft: &Draft,
+    shown: String,
+    edit: impl Fn(&mut Document, &str) -> Result<Option<String>, ScenarioError> + 'static,
+) -> Callback<Event> {
+    let draft = draft.clone();
+    let edit = Rc::new(edit);
+    Callback::from(move |e: Event| {
+        let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+        let value = input.value();
+        input.set_value(&shown);
+        let edit = edit.clone();
+        draft.dispatch(EditAction(Rc::new(move |d| edit(d, &value))));
+    })
+}
+
+/// The timeline events of the draft, each editable, and the form adding one.
+fn events_section(
+    draft: &Draft,
+    all: &[Problem],
+    add_kind: &UseStateHandle<EventKind>,
+    add_at: &UseStateHandle<String>,
+) -> Html {
+    let doc = &draft.doc;
+    let rows = doc.events.iter().enumerate().map(|(i, e)| {
+        let kind = edit::event_kind(&e.action);
+        let prefix = format!("events[{i}]");
+        let mine: Vec<&Problem> = all
+            .iter()
+            .filter(|p| p.path == prefix || p.path.starts_with(&format!("{prefix}.")))
+            .collect();
+        let at = on_field(draft, e.at.clone(), move |d, v| {
+            edit::set_event_time(d, i, v).map(|_| None)
+        });
+        let operator = match (&e.action, kind.and_then(EventKind::targets)) {
+            (crate::scenario::document::ActionDoc::SetCost { operator, .. }
+            | crate::scenario::document::ActionDoc::SetRate { operator, .. }
+            | crate::scenario::document::ActionDoc::Fail { operator, .. }, Some(sources_only)) => {
+                let set = on_change(draft, select_value, move |d, v| {
+                    edit::set_event_operator(d, i, v).map(|_| None)
+                });
+                let known = doc.operators.iter().any(|o| &o.id == operator);
+                html! {
+                    <select data-testid={format!("editor-event-{i}-operator")} aria-label="Operator" onchange={set}>
+                        if !known {
+                            <option value="" selected=true>{ format!("{operator} (no such operator)") }</option>
+                        }
+                        { for doc.operators.iter().filter(|o| !sources_only || o.kind == Kind::Source).map(|o| html! {
+                            <option value={o.id.clone()} selected={&o.id == operator}>{ o.id.clone() }</option>
+                        }) }
+                    </select>
+                }
+            }
+            _ => Html::default(),
+        };
+        let key = match &e.action {
+            crate::scenario::document::ActionDoc::SetConfig { key, .. } => {
+                let set = on_field(draft, key.clone(), move |d, v| edit::set_event_key(d, i, v).map(|_| None));
+                html! {
+                    <input type="text" class="ed-event-key" data-testid={format!("editor-event-{i}-key")}
+                        aria-label="Flink setting" value={key.clone()} spellcheck="false" onchange={set} />
+                }
+            }
+            _ => Html::default(),
+        };
+        let value_text = edit::event_value_text(&e.action);
+        let value = match kind {
+            Some(EventKind::SetCost | EventKind::SetRate | EventKind::Fail | EventKind::SetConfig) => {
+                let label = match kind {
+                    Some(EventKind::SetCost) => "Cost per record",
+                    Some(EventKind::SetRate) => "Records per second per subtask",
+                    Some(EventKind::Fail) => "Subtask index",
+                    _ => "Value",
+                };
+                let set = on_field(draft, value_text.clone(), move |d, v| edit::set_event_value(d, i, v).map(|_| None));
+                html! {
+                    <input type="text" class="ed-event-value" data-testid={format!("editor-event-{i}-value")}
+                        aria-label={label} title={label} value={value_text} spellcheck="false" onchange={set} />
+                }
+            }
+            _ => Html::default(),
+        };
+        let remove = {
+            let text = edit::event_sentence(e);
+            on_click(draft, move |d| edit::remove_event(d, i).map(|_| Some(format!("Removed the event: {text}."))))
+        };
+        html! {
+            <li class={classes!("ed-event", (!mine.is_empty()).then_some("ed-op-bad"))} data-testid={format!("editor-event-{i}")}>
+                <span class="ed-event-text" data-testid={format!("editor-event-{i}-text")}>{ edit::event_sentence(e) }</span>
+                <span class="ed-event-fields">
+                    <input type="text" class="ed-event-at" data-testid={format!("editor-event-{i}-at")} aria-label="At (virtual time)"
+                        title="When it happens, in virtual time (20s, 1500ms)" value={e.at.clone()} spellcheck="false" onchange={at} />
+                    { operator }
+                    { key }
+                    { value }
+                    <button type="button" class="control ed-remove" data-testid={format!("editor-event-{i}-remove")} onclick={remove}>{ "Remove" }</button>
+                </span>
+                { for mine.iter().map(|p| html! { <span class="ed-event-problem" data-testid="editor-event-problem">{ p.message.clone() }</span> }) }
+            </li>
+        }
+    });
+    let on_kind = {
+        let add_kind = add_kind.clone();
+        Callback::from(move |e: Event| {
+            if let Some(k) = EventKind::parse(&select_value(&e)) {
+                add_kind.set(k);
+            }
+        })
+    };
+    let on_at = {
+        let add_at = add_at.clone();
+        Callback::from(move |e: Event| add_at.set(input_value(&e)))
+    };
+    let add = {
+        let (kind, at) = (**add_kind, (**add_at).clone());
+        on_click(draft, move |d| {
+            edit::add_event(d, kind, &at).map(|i| {
+                Some(format!(
+                    "Added: {}. Change it in the list.",
+                    edit::event_sentence(&d.events[i])
+                ))
+            })
+        })
+    };
+    html! {
+        <details class="ed-section" open=true data-testid="editor-events">
+            <summary>{ format!("Timeline events ({})", doc.events.len()) }</summary>
+            if doc.events.is_empty() {
+                <p class="muted-small">{ "No timed events: the job runs as it is from start to end." }</p>
+            }
+            <ul class="ed-events">{ for rows }</ul>
+            <div class="ed-form">
+                <span class="field-label">{ "Add event" }</span>
+                <select data-testid="editor-event-add-kind" aria-label="Event" onchange={on_kind}>
+                    { for EventKind::ALL.into_iter().map(|k| html! {
+                        <option value={k.name()} selected={**add_kind == k}>{ k.label() }</option>
+                    }) }
+                </select>
+                <label class="ed-field">
+                    <span class="ed-field-name">{ "at" }</span>
+                    <input type="text" class="ed-event-at" data-testid="editor-event-add-at" value={(**add_at).clone()} spellcheck="false" onchange={on_at} />
+                </label>
+                <button type="button" class="control" data-testid="editor-event-add" onclick={add}>{ "Add" }</button>
+            </div>
+            <p class="muted-small">{ "Savepoints are not modelled by the playground yet, so there is no savepoint event." }</p>
+        </details>
+    }
+}
+
 fn partitioner_options(current: Option<Partitioner>, default_label: &str) -> Html {
     html! {
         <>
@@ -326,6 +487,8 @@ pub fn editor(props: &EditorProps) -> Html {
     };
     let draft = &state.doc;
     let add_kind = use_state(|| Kind::Map);
+    let event_kind = use_state(|| EventKind::SetCost);
+    let event_at = use_state(|| "10s".to_string());
     let connect_from = use_state(String::new);
     let connect_to = use_state(String::new);
     let connect_partitioner = use_state(String::new);
@@ -419,8 +582,28 @@ pub fn editor(props: &EditorProps) -> Html {
 
     let apply = {
         let cb = props.on_command.clone();
-        let doc = draft.clone();
+        let doc = edit::as_edited(&props.document, draft.clone());
         Callback::from(move |_: MouseEvent| cb.emit(Command::RunDocument(Box::new(doc.clone()))))
+    };
+    let new_empty = on_click(&state, |d| {
+        *d = edit::new_empty_job(d);
+        Ok(Some(
+            "A new empty job: add a source, an operator or two and a sink, and connect them."
+                .into(),
+        ))
+    });
+    let set_name = on_field(&state, draft.name.clone(), |d, v| {
+        edit::set_name(d, v).map(|_| None)
+    });
+    let set_text = {
+        let draft = state.clone();
+        Callback::from(move |e: Event| {
+            let area: web_sys::HtmlTextAreaElement = e.target_unchecked_into();
+            let value = area.value();
+            draft.dispatch(EditAction(Rc::new(move |d| {
+                edit::set_description(d, &value).map(|_| None)
+            })));
+        })
     };
     let discard = {
         let cb = props.on_command.clone();
@@ -433,7 +616,7 @@ pub fn editor(props: &EditorProps) -> Html {
     };
     html! {
         <Panel id="editor" title="Edit job" testid="editor" class="editor-panel"
-            description="Change the job graph of this scenario. Running it starts a new run from t = 0 with the same name, settings and seed; the link then carries the edited job.">
+            description="Change the job graph and the timed events of this scenario. Running it starts a new run from t = 0 with the same settings and seed; a changed job gets its own name and text, and the link then carries it.">
             <div class="ed-layout">
                 <div class="ed-diagram">{ diagram(draft, &all) }</div>
                 <div class="ed-side">
@@ -457,6 +640,20 @@ pub fn editor(props: &EditorProps) -> Html {
                         <p class={classes!("ed-note", error.then_some("ed-note-error"))} data-testid="editor-note"
                             role={if *error { "alert" } else { "status" }}>{ text.clone() }</p>
                     }
+                    <div class="ed-meta">
+                        <label class="ed-field ed-name">
+                            <span class="ed-field-name">{ "name" }</span>
+                            <input type="text" data-testid="editor-name" maxlength={edit::MAX_NAME.to_string()}
+                                value={draft.name.clone()} spellcheck="false" onchange={set_name} />
+                        </label>
+                        <label class="ed-field ed-description">
+                            <span class="ed-field-name">{ "what it shows" }</span>
+                            <textarea data-testid="editor-description" rows="2" maxlength="2000"
+                                value={draft.description.clone().unwrap_or_default()} onchange={set_text} />
+                        </label>
+                        <button type="button" class="control" data-testid="editor-new-empty" onclick={new_empty}
+                            title="Start from a job with no operators, edges, events or settings">{ "New empty job" }</button>
+                    </div>
                     <div class="ed-form">
                         <span class="field-label">{ "Add operator" }</span>
                         <select data-testid="editor-add-kind" aria-label="Kind" onchange={on_add_kind}>
@@ -488,6 +685,7 @@ pub fn editor(props: &EditorProps) -> Html {
                         <summary>{ format!("Operators ({})", draft.operators.len()) }</summary>
                         <div class="ed-ops">{ for operators }</div>
                     </details>
+                    { events_section(&state, &all, &event_kind, &event_at) }
                 </div>
             </div>
         </Panel>

@@ -7,7 +7,7 @@
 //! ("at current time") makes Share append the current moment (`&t=31s`) to the link, also used for the outcome of
 //! Export JSON (`export-json`) and Copy JSON (`copy-json`, shown only where the page
 //! has a clipboard). `import-json` opens the import dialog; "Edit job" (`edit-job`)
-//! opens the job editor.
+//! opens the job editor; `theme-toggle` switches between the dark and light theme.
 
 use yew::prelude::*;
 
@@ -25,6 +25,9 @@ pub struct HeaderProps {
     /// Share appends the current moment to the link.
     #[prop_or_default]
     pub share_at_time: bool,
+    /// The theme shown (`dark` / `light`); `theme-toggle` switches to the other.
+    #[prop_or(AttrValue::Static("light"))]
+    pub theme: AttrValue,
 }
 
 /// A preset in the menu: (name, title).
@@ -86,6 +89,9 @@ pub fn header(props: &HeaderProps) -> Html {
         let cb = props.on_command.clone();
         Callback::from(move |_: MouseEvent| cb.emit(cmd.clone()))
     };
+    // The select is keyed by the preset shown: once the user has picked an option, a
+    // `selected` attribute no longer moves the selection, a fresh element does (a
+    // link pasted, Back / Forward, an import of a preset's run).
     let current = props.preset.clone().unwrap_or_default();
     html! {
         <header class="app-header" data-testid="header">
@@ -105,7 +111,7 @@ pub fn header(props: &HeaderProps) -> Html {
             <div class="header-actions">
                 <label class="preset-picker">
                     <span class="field-label">{ "scenario" }</span>
-                    <select data-testid="preset-select" aria-label="Preset scenario" onchange={on_preset}>
+                    <select key={current.to_string()} data-testid="preset-select" aria-label="Preset scenario" onchange={on_preset}>
                         if current.is_empty() {
                             <option value="" selected=true>{ "(from link)" }</option>
                         }
@@ -143,6 +149,11 @@ pub fn header(props: &HeaderProps) -> Html {
                 <button type="button" class="header-button" data-testid="edit-job" onclick={emit(Command::OpenEditor)}
                     title="Edit the job graph: operators, edges, partitioners, parallelism">
                     { "Edit job" }
+                </button>
+                <button type="button" class="header-button" data-testid="theme-toggle" onclick={emit(Command::ToggleTheme)}
+                    aria-pressed={(props.theme.as_str() == "dark").to_string()} data-theme={props.theme.clone()}
+                    title="Switch between the dark and the light theme (your choice, kept in this browser; not part of a shared link)">
+                    { if props.theme.as_str() == "dark" { "☀ Light" } else { "☾ Dark" } }
                 </button>
                 <button type="button" class="header-button" data-testid="help" onclick={help} title="Keyboard shortcuts (?)">
                     { "?" }

@@ -1,8 +1,11 @@
 //! The keyboard help overlay.
 //!
 //! Contract: `data-testid="help-overlay"`, a modal dialog listing the shortcuts; the
-//! close button (and Escape, handled by the app) closes it.
+//! close button (and Escape, handled by the app) closes it. It takes the focus when it
+//! opens (its close button), keeps it while open (Tab and Shift+Tab stay on the
+//! dialog's one control), and gives it back to what had it when it closes.
 
+use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use crate::ui::command::Command;
@@ -37,15 +40,45 @@ pub fn help_overlay(props: &HelpProps) -> Html {
         let cb = props.on_command.clone();
         Callback::from(move |_: MouseEvent| cb.emit(Command::ToggleHelp))
     };
+    let button = use_node_ref();
+    {
+        let button = button.clone();
+        use_effect_with((), move |_| {
+            let before = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.active_element())
+                .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+            if let Some(b) = button.cast::<web_sys::HtmlElement>() {
+                let _ = b.focus();
+            }
+            move || {
+                if let Some(b) = before {
+                    let _ = b.focus();
+                }
+            }
+        });
+    }
+    let trap = {
+        let button = button.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Tab" {
+                e.prevent_default();
+                if let Some(b) = button.cast::<web_sys::HtmlElement>() {
+                    let _ = b.focus();
+                }
+            }
+        })
+    };
     html! {
-        <div class="overlay" data-testid="help-overlay" role="dialog" aria-modal="true" aria-labelledby="help-title">
+        <div class="overlay" data-testid="help-overlay" role="dialog" aria-modal="true" aria-labelledby="help-title"
+            onkeydown={trap}>
             <div class="overlay-card">
                 <h2 id="help-title">{ "Keyboard shortcuts" }</h2>
                 <table class="keys">
                     { for KEYS.iter().map(|(k, what)| html! { <tr><td><kbd>{ *k }</kbd></td><td>{ *what }</td></tr> }) }
                 </table>
                 <p class="muted">{ "Every action you take (costs, rates, failures, settings, triggers) is recorded; Share puts them in the link, and opening it replays the run exactly." }</p>
-                <button type="button" class="header-button primary" onclick={close} data-testid="help-close">{ "Close" }</button>
+                <button type="button" class="header-button primary" onclick={close} data-testid="help-close" ref={button}>{ "Close" }</button>
             </div>
         </div>
     }

@@ -71,6 +71,9 @@ fn details(props: &InspectorProps, t: usize) -> Html {
         .map(|o| o.id.clone())
         .unwrap_or_default();
     let index = v.index;
+    // While the job restarts the old attempt's subtasks are cancelled: nothing to fail,
+    // no buffers, no backpressure.
+    let canceled = v.status == crate::engine::task::TaskStatus::Canceled;
     let fail = {
         let cb = props.on_command.clone();
         let op = op.clone();
@@ -99,10 +102,15 @@ fn details(props: &InspectorProps, t: usize) -> Html {
     html! {
         <div class="subtask-details" data-testid="subtask-details">
             <div class="details-head">
-                <span class={classes!("level-pill", format!("bp-{}", v.backpressure.name().to_lowercase()))}>{ v.backpressure.name() }</span>
-                <strong>{ v.name.clone() }</strong>
+                if canceled {
+                    <span class="level-pill bp-none">{ "CANCELED" }</span>
+                } else {
+                    <span class={classes!("level-pill", format!("bp-{}", v.backpressure.name().to_lowercase()))}>{ v.backpressure.name() }</span>
+                }
+                <strong class="subtask-title">{ v.name.clone() }</strong>
                 <button type="button" class="danger-button" data-testid="fail-subtask" onclick={fail}
-                    title="Inject a failure into this subtask (recorded in the scenario)">
+                    disabled={canceled}
+                    title={if canceled { "Cancelled: the job is restarting; there is no running subtask to fail" } else { "Inject a failure into this subtask (recorded in the scenario)" }}>
                     { format!("Fail {}", v.name) }
                 </button>
             </div>
@@ -116,7 +124,7 @@ fn details(props: &InspectorProps, t: usize) -> Html {
                     if v.overdraft_in_use > 0 { format!(", {} overdraft", v.overdraft_in_use) } else { String::new() })) }
                 { row("Records in / out", format!("{} / {}", v.records_in, v.records_out)) }
             </dl>
-            if !inputs.is_empty() {
+            if !inputs.is_empty() && !canceled {
                 <table class="mini-table">
                     <thead><tr><th>{ "input channel" }</th><th>{ "queued" }</th><th>{ "credit" }</th><th>{ "excl/float" }</th><th>{ "state" }</th></tr></thead>
                     <tbody>

@@ -3,7 +3,10 @@
 //!
 //! Contract: `data-testid="job-graph"`; one SVG group per subtask
 //! (`data-testid="subtask-<operator>-<index>"`, `data-backpressure="OK|LOW|HIGH"`),
-//! clickable to select it. Each channel is a thin lane: the producer's result
+//! clickable to select it and focusable (Enter or Space selects it; the SVG is a
+//! `group`, not an `img`, so screen readers reach the subtasks). A CANCELED subtask
+//! (the job is restarting) shows no backpressure level (`data-backpressure="none"`),
+//! no busy/backpressured bar and no buffers in its channels. Each channel is a thin lane: the producer's result
 //! subpartition (building buffer + queue, head nearest the wire) on the right of the
 //! producer, the buffers on the wire at the middle of the curve, the consumer's input
 //! channel queue (head nearest the consumer) on its left. Data buffers are cells filled
@@ -48,6 +51,9 @@ pub struct JobGraphProps {
     /// legend, and the panel's `data-testid` is `job-graph-<id stem>`.
     #[prop_or_default]
     pub compact: Option<(AttrValue, AttrValue)>,
+    /// The colour theme (a change re-reads the canvas palette).
+    #[prop_or_default]
+    pub theme: AttrValue,
 }
 
 /// The items of a queue to draw, in order, and how many data buffers were left out.
@@ -68,6 +74,24 @@ fn visible<'a>(items: &[&'a ItemView], cap: usize) -> (Vec<&'a ItemView>, usize)
     }
     (out, hidden)
 }
+
+/// `text` cut to `max` characters with an ellipsis (the full text goes in a title):
+/// a long operator id must not run into its badge or the next column.
+fn clip(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        text.to_string()
+    } else {
+        let mut t: String = text.chars().take(max.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}
+
+/// Characters of a subtask's name that fit beside its level badge.
+const SUBTASK_NAME_CHARS: usize = 12;
+/// Characters of an operator's id in its header, and of its list of inputs.
+const OP_ID_CHARS: usize = 22;
+const OP_INPUTS_CHARS: usize = 44;
 
 fn f(x: f64) -> String {
     format!("{x:.1}")
@@ -124,9 +148,30 @@ struct Scene {
 impl Scene {
     fn build(layout: &Layout, live: &LiveView) -> Scene {
         let mut scene = Scene::default();
+        // A cancelled subtask (the job is restarting) holds no buffers any more: its
+        // channels are drawn as bare wires, without the old attempt's contents.
+        let canceled = |t: usize| {
+            live.tasks
+                .get(t)
+                .is_some_and(|t| t.status == TaskStatus::Canceled)
+        };
         for (i, v) in live.channels.iter().enumerate() {
             if let Some(g) = layout.lanes.get(v.id) {
-                scene.lane(i, g, v);
+                if canceled(v.from_task) || canceled(v.to_task) {
+                    let bare = ChannelView {
+                        building: None,
+                        sender: Vec::new(),
+                        wire: Vec::new(),
+                        receiver: Vec::new(),
+                        sender_blocked: false,
+                        blocked_at_receiver: false,
+                        persisting: false,
+                        ..v.clone()
+                    };
+                    scene.lane(i, g, &bare);
+                } else {
+                    scene.lane(i, g, v);
+                }
             }
         }
         scene
@@ -545,6 +590,8 @@ struct Drawn {
     /// The canvas's CSS width, from the ResizeObserver (read once if it has not
     /// reported yet).
     css_width: Option<f64>,
+    /// The theme the palette was read in.
+    theme: AttrValue,
 }
 
 /// Draws the lanes of `live` onto `canvas`, sized to its box at the device pixel
@@ -643,6 +690,24 @@ fn subtask_node(props: &NodeProps) -> Html {
         let cb = props.on_select.clone();
         Callback::from(move |_: MouseEvent| cb.emit(if selected { None } else { Some(task) }))
     };
+    // Operable from the keyboard: Enter or Space opens (or closes) it in the inspector;
+    // the key is consumed, so Space does not also toggle Play.
+    let onkeydown = {
+        let cb = props.on_select.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if matches!(e.key().as_str(), "Enter" | " " | "Spacebar") {
+                e.prevent_default();
+                cb.emit(if selected { None } else { Some(task) });
+            }
+        })
+    };
+    // A cancelled subtask (the job is restarting) has no backpressure level.
+    let canceled = v.status == TaskStatus::Canceled;
+    let level = if canceled {
+        "—"
+    } else {
+        v.backpressure.name()
+    };
     let status_class = match v.status {
         TaskStatus::Running => None,
         TaskStatus::Recovering => Some("st-recovering"),
@@ -653,7 +718,7 @@ fn subtask_node(props: &NodeProps) -> Html {
         "{} — {} · backpressure {}\nbusy {} · backpressured {} · idle {} (last second)\nnow: {}\nbarrier handler: {}{}\noutput buffers {}/{}{}",
         v.name,
         status_name(v.status),
-        v.backpressure.name(),
+        level,
         format::pct(v.busy),
         format::pct(v.backpressured),
         format::pct(v.idle),
@@ -683,20 +748,24 @@ fn subtask_node(props: &NodeProps) -> Html {
     let busy_w = bar_w * v.busy.clamp(0.0, 1.0);
     let bp_w = bar_w * v.backpressured.clamp(0.0, 1.0);
     html! {
-        <g class={classes!("subtask", level_class(v.backpressure), status_class, selected.then_some("selected"))}
+        <g class={classes!("subtask", (!canceled).then(|| level_class(v.backpressure)), status_class, selected.then_some("selected"))}
             data-testid={format!("subtask-{}-{}", g.operator, g.index)}
-            data-backpressure={v.backpressure.name()}
+            data-backpressure={if canceled { "none" } else { v.backpressure.name() }}
             data-status={status_name(v.status)}
-            role="button" tabindex="0" {onclick}>
+            role="button" tabindex="0" aria-pressed={selected.to_string()}
+            aria-label={format!("{} — {}, backpressure {level}", v.name, status_name(v.status))}
+            {onclick} {onkeydown}>
             <title>{ title }</title>
             <rect class="subtask-box" x={f(g.x)} y={f(g.y)} width={f(BODY_W)} height={f(g.h)} rx="4" />
-            <text class="subtask-name" x={f(g.x + 6.0)} y={f(g.y + 13.0)}>{ v.name.clone() }</text>
-            <text class="subtask-level" x={f(g.x + BODY_W - 6.0)} y={f(g.y + 13.0)} text-anchor="end">{ v.backpressure.name() }</text>
+            <text class="subtask-name" x={f(g.x + 6.0)} y={f(g.y + 13.0)}>{ clip(&v.name, SUBTASK_NAME_CHARS) }</text>
+            <text class="subtask-level" x={f(g.x + BODY_W - 6.0)} y={f(g.y + 13.0)} text-anchor="end">{ level }</text>
             <text class={classes!("subtask-phase", v.checkpoint.is_some().then_some("in-checkpoint"))}
                 x={f(g.x + 6.0)} y={f(g.y + 26.0)}>{ phase }</text>
             <rect class="ratio-bg" x={f(bx)} y={f(by)} width={f(bar_w)} height="3" />
-            <rect class="ratio-busy" x={f(bx)} y={f(by)} width={f(busy_w)} height="3" />
-            <rect class="ratio-bp" x={f(bx + busy_w)} y={f(by)} width={f(bp_w)} height="3" />
+            if !canceled {
+                <rect class="ratio-busy" x={f(bx)} y={f(by)} width={f(busy_w)} height="3" />
+                <rect class="ratio-bp" x={f(bx + busy_w)} y={f(by)} width={f(bp_w)} height="3" />
+            }
         </g>
     }
 }
@@ -740,12 +809,13 @@ fn op_headers(props: &HeadersProps) -> Html {
     let headers = props.layout.ops.iter().map(|o| {
         html! {
             <g class="op-header">
+                <title>{ format!("{} ({} ×{})", o.id, o.kind, o.parallelism) }</title>
                 <text class="op-name" x={f(o.x)} y={f(o.y + 11.0)}>
-                    { o.id.clone() }
+                    { clip(&o.id, OP_ID_CHARS) }
                     <tspan class="op-kind">{ format!("  {} ×{}", o.kind, o.parallelism) }</tspan>
                 </text>
                 if !o.inputs.is_empty() {
-                    <text class="op-inputs" x={f(o.x)} y={f(o.y + 23.0)}>{ format!("← {}", o.inputs.join(", ")) }</text>
+                    <text class="op-inputs" x={f(o.x)} y={f(o.y + 23.0)}>{ clip(&format!("← {}", o.inputs.join(", ")), OP_INPUTS_CHARS) }</text>
                 }
             </g>
         }
@@ -766,9 +836,14 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
         let canvas = canvas.clone();
         let drawn = drawn.clone();
         let data = (layout.clone(), live.clone());
+        let theme = props.theme.clone();
         use_effect(move || {
             if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
                 let mut d = drawn.borrow_mut();
+                if d.theme != theme {
+                    d.theme = theme;
+                    d.palette = None;
+                }
                 d.data = Some(data);
                 draw(&c, &mut d);
             }
@@ -898,7 +973,7 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
                     {onmousemove}>
                     <canvas ref={canvas} class="lanes-canvas" data-testid="job-lanes" aria-hidden="true" />
                     <svg class="job-svg" viewBox={format!("0 0 {} {}", f(layout.width), f(layout.height))}
-                        width="100%" role="img" aria-label="Execution graph" onclick={onclick_bg}>
+                        width="100%" role="group" aria-label="Execution graph: one button per subtask" onclick={onclick_bg}>
                         <OpHeaders layout={layout.clone()} />
                         <g class="nodes">{ for nodes }</g>
                     </svg>

@@ -176,7 +176,7 @@ pub fn settings_panel(props: &SettingsProps) -> Html {
                     <summary>{ format!("{} recorded action(s) — replayed by a shared link", props.settings.events.len()) }</summary>
                     <ul>
                         { for props.settings.events.iter().map(|e| html! {
-                            <li><span class="mono">{ crate::ui::format::clock(e.at) }</span>{ format!(" {:?}", e.action) }</li>
+                            <li data-testid="recorded-action">{ crate::ui::format::timed_action(e.at, &e.action) }</li>
                         }) }
                     </ul>
                 </details>
