@@ -99,6 +99,9 @@ impl Engine {
         }
         self.deploy();
         self.status = JobStatus::Running;
+        // The job is RUNNING again: the coordinator restarts its periodic trigger
+        // (`CheckpointCoordinatorDeActivator`), with a new random initial delay.
+        self.coordinator_start();
         let latest = self.coordinator.latest.clone();
         let mut replayed = 0u64;
         let mut recovered_inflight = 0u64;

@@ -45,7 +45,8 @@ pub(crate) enum Ev {
     Mail(usize, Mail),
     Ack(usize, u64),
     Decline(usize, u64, String),
-    Trigger(bool),
+    /// The coordinator's periodic trigger timer of this generation.
+    Trigger(u64),
     Expire(u64),
     WriterDone(usize),
     StateWritten(usize, u64),
@@ -227,7 +228,7 @@ impl Engine {
             writers: Vec::new(),
             storage_metadata_free_at: 0,
             storage_files_created: 0,
-            coordinator: Coordinator::default(),
+            coordinator: Coordinator::new(spec.seed),
             external,
             paths: Vec::new(),
             failures: Vec::new(),
@@ -606,7 +607,7 @@ impl Engine {
             }
             Ev::Ack(t, id) => self.coordinator_ack(t, id),
             Ev::Decline(t, id, reason) => self.coordinator_decline(t, id, reason),
-            Ev::Trigger(periodic) => self.coordinator_trigger_event(periodic),
+            Ev::Trigger(generation) => self.coordinator_timer(generation),
             Ev::Expire(id) => self.coordinator_expire(id),
             Ev::WriterDone(w) => self.writer_done(w),
             Ev::StateWritten(t, id) => self.state_written(t, id),
@@ -659,7 +660,7 @@ impl Engine {
                     LogKind::User,
                     "checkpoint requested by the user".into(),
                 );
-                self.coordinator_trigger_request();
+                self.coordinator_user_request();
             }
             Action::SetConfig { key, value } => {
                 // Validated with the spec; an invalid change is never half-applied.

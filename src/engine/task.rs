@@ -12,6 +12,7 @@
 use super::barrier_handler::BarrierHandler;
 use super::checkpoint::SubtaskCheckpoint;
 use super::network::Barrier;
+pub use super::op_state::{OpState, SinkTxns};
 use super::record::Record;
 use super::time::Micros;
 use serde::Serialize;
@@ -61,27 +62,6 @@ pub struct Emit {
     pub record: Record,
     /// Bytes of the record still to be written (records may span buffers).
     pub remaining: u32,
-}
-
-/// Transactions of a two-phase-commit sink subtask.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct SinkTxns {
-    pub open: Vec<Record>,
-    /// Pre-committed in the snapshot of checkpoint `id`, committed on its completion.
-    pub pending: BTreeMap<u64, Vec<Record>>,
-}
-
-/// Operator state: what a snapshot copies and a restore puts back.
-#[derive(Clone, Debug, PartialEq)]
-pub enum OpState {
-    /// Next offset to read (Kafka-style position).
-    Source {
-        offset: u64,
-    },
-    Stateless,
-    /// Keyed running sums.
-    Keyed(BTreeMap<u64, i64>),
-    Sink(SinkTxns),
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
