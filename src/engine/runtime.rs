@@ -52,6 +52,10 @@ pub(crate) enum Ev {
     StateWritten(usize, u64),
     Action(usize),
     Restart,
+    /// Task `t` read its operator state and output channel state back (restore).
+    StateRestored(usize),
+    /// Task `t`'s channel-state reader finished reading one recovered input buffer.
+    ChannelStateRead(usize),
     Sample,
 }
 
@@ -165,6 +169,8 @@ pub struct Engine {
     /// Highest offset each source subtask read in any attempt: (operator, subtask) → offset.
     pub source_high_water: BTreeMap<(usize, u32), u64>,
     pub(crate) recovery_started: Option<Micros>,
+    /// Per task being restored: its reader and the state still to put back.
+    pub(crate) restores: BTreeMap<usize, super::recovery::TaskRestore>,
     /// The job attempt whose tasks run the debloater.
     pub(crate) debloat_scheduled_epoch: Option<u32>,
     pub(crate) next_buffer_id: u64,
@@ -240,6 +246,7 @@ impl Engine {
             expired_records: 0,
             source_high_water: BTreeMap::new(),
             recovery_started: None,
+            restores: BTreeMap::new(),
             debloat_scheduled_epoch: None,
             log: EventLog::default(),
             samples: Vec::new(),
@@ -619,6 +626,8 @@ impl Engine {
                 self.perform(&action);
             }
             Ev::Restart => self.restart(),
+            Ev::StateRestored(t) => self.state_restored(t),
+            Ev::ChannelStateRead(t) => self.channel_state_read(t),
             Ev::Sample => {
                 self.take_sample();
                 self.schedule(self.now + SAMPLE_PERIOD, Ev::Sample);

@@ -20,7 +20,8 @@ use std::collections::{BTreeMap, VecDeque};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum TaskStatus {
-    /// Deployed, restoring: replaying recovered input channel state.
+    /// Flink's `INITIALIZING`: deployed, reading its state back and consuming its recovered
+    /// input channel state (see `recovery.rs`); no checkpoint is triggered meanwhile.
     Recovering,
     Running,
     /// End of input reached; waits for a checkpoint taken after it to complete.
