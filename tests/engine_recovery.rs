@@ -291,3 +291,110 @@ fn sinks_after_a_failure_two_phase_commit_idempotent_at_least_once() {
         }
     }
 }
+
+/// A UC job under backpressure that fails at 3s, with the restored checkpoint's id.
+fn uc_failure(extra: &[(&'static str, &'static str)]) -> (Engine, u64) {
+    let mut c = cfg(UC);
+    c.extend_from_slice(extra);
+    let spec = pipeline(&c, Some(4000), "2ms", "60s");
+    let e = fail_at(&spec, d("3s"), "count", 0);
+    let id = e.failures[0]
+        .restored_checkpoint
+        .expect("restored a checkpoint");
+    (e, id)
+}
+
+/// Item 8 (`CheckpointCoordinator.extractOperatorStates`): naming the restored checkpoint
+/// in `recover-without-channel-state.checkpoint-id` drops its in-flight data even though
+/// nothing is wrong with it (no topology or serializer change).
+#[test]
+fn recover_without_channel_state_drops_inflight_data_whenever_the_id_matches() {
+    let (plain, id) = uc_failure(&[]);
+    assert!(
+        plain.failures[0].recovered_inflight_records > 0,
+        "the checkpoint holds in-flight data"
+    );
+    assert_eq!(plain.failures[0].lost_records, 0);
+    let key = "execution.checkpointing.recover-without-channel-state.checkpoint-id";
+    let text: &'static str = Box::leak(id.to_string().into_boxed_str());
+    let (dropped, same) = uc_failure(&[(key, text)]);
+    assert_eq!(same, id);
+    assert_eq!(dropped.failures[0].recovered_inflight_records, 0);
+    assert!(dropped.failures[0].lost_records > 0, "dropped data is lost");
+    assert!(dropped
+        .log
+        .entries
+        .iter()
+        .any(|e| e.text.contains("WITHOUT its in-flight data")));
+}
+
+/// Items 3 and 10: restoring takes time (state and channel state read back at the
+/// storage's throughput, recovered input through bounded buffers); every task is
+/// INITIALIZING until its recovered input is consumed, and no checkpoint is triggered
+/// meanwhile — the attempts fail before an id is taken and are counted.
+#[test]
+fn restore_takes_time_and_no_checkpoint_is_triggered_while_initializing() {
+    let (fast, _) = uc_failure(&[]);
+    let (slow, _) = uc_failure(&[("playground.storage.throughput", "200kb")]);
+    let took = |e: &Engine| e.failures[0].recovery_ms.expect("recovered");
+    println!(
+        "recovery: {} ms at 20 MB/s, {} ms at 200 KB/s",
+        took(&fast),
+        took(&slow)
+    );
+    assert!(
+        took(&slow) > took(&fast) + 5.0,
+        "reading state back at 200 KB/s takes longer"
+    );
+    for e in [&fast, &slow] {
+        let fail = e.failures[0].at_ms;
+        let done = fail + took(e);
+        // No checkpoint triggered between the failure and the end of recovery.
+        assert!(
+            !e.coordinator
+                .history
+                .iter()
+                .any(|c| (c.trigger_at as f64 / 1e3) > fail && (c.trigger_at as f64 / 1e3) < done),
+            "a checkpoint was triggered while tasks were INITIALIZING"
+        );
+        assert!(e
+            .coordinator
+            .history
+            .iter()
+            .all(|c| c.failure_reason.as_deref() != Some("CHECKPOINT_DECLINED_TASK_NOT_READY")));
+    }
+    assert!(
+        slow.report().trigger_failures > 0,
+        "attempts during the slow restore are counted"
+    );
+}
+
+/// During a restore, a task with recovered input is INITIALIZING and holds its gate's new
+/// data back; with FLIP-547's two options it is RUNNING as soon as its recovered input is
+/// read, and checkpoints complete before that input is consumed — exactly once still.
+#[test]
+fn flip_547_checkpoints_during_recovery() {
+    let opts: &[(&'static str, &'static str)] = &[
+        (
+            "execution.checkpointing.unaligned.recover-output-on-downstream.enabled",
+            "true",
+        ),
+        (
+            "execution.checkpointing.unaligned.during-recovery.enabled",
+            "true",
+        ),
+        ("playground.storage.throughput", "200kb"),
+    ];
+    let (e, _) = uc_failure(opts);
+    assert_exactly_once(&e, "FLIP-547");
+    let mut c = cfg(UC);
+    c.push((
+        "execution.checkpointing.unaligned.during-recovery.enabled",
+        "true",
+    ));
+    let err = Engine::new(pipeline(&c, Some(10), "1ms", "1s")).unwrap_err();
+    assert!(
+        err.message.contains("recover-output-on-downstream"),
+        "{err:?}"
+    );
+}

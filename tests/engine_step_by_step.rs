@@ -9,8 +9,18 @@ use checkpoint_playground::scenario::{preset, to_spec};
 fn checkpoint_steps_come_in_the_order_of_the_two_phases() {
     let spec = to_spec(&preset("two-phases").unwrap()).unwrap();
     let mut stepped = Engine::new(spec.clone()).unwrap();
-    // two-phases triggers every 5s; stop just before the second checkpoint.
-    stepped.run_until(9_900_000);
+    // two-phases triggers every 5s, the first time after a seeded random delay in
+    // [min-pause, interval] (`CheckpointCoordinator.getRandomInitDelay`): stop just before
+    // the second checkpoint.
+    while stepped.coordinator.history.is_empty() {
+        assert!(stepped.step(), "the first checkpoint is triggered");
+    }
+    let second = stepped
+        .coordinator
+        .trigger
+        .next_at
+        .expect("periodic trigger armed");
+    stepped.run_until(second - 100_000);
     let mut steps = vec![];
     loop {
         let step = stepped.run_to_next_log(LogKind::CHECKPOINT_STEPS, 5_000_000);

@@ -169,14 +169,14 @@ fn run(doc: &Document) -> Figures {
 fn backpressure_aligned_is_slow_and_unaligned_persists_inflight_data() {
     let (a, b) = compare::variants(&backpressure(), &Comparison::ac_vs_uc()).unwrap();
     let (ac, uc) = (run(&a), run(&b));
-    let (ac_e2e, uc_e2e) = (
-        ac.median_end_to_end_ms.unwrap(),
-        uc.median_end_to_end_ms.unwrap(),
-    );
-    println!("median e2e: aligned {ac_e2e} ms, unaligned {uc_e2e} ms; {ac:?} {uc:?}");
+    // The longest checkpoint, not the median: the first periodic trigger comes after a
+    // random delay (`CheckpointCoordinator.getRandomInitDelay`), so the backpressure-free
+    // first 20s hold about half of the checkpoints and the median may fall on either side.
+    let (ac_e2e, uc_e2e) = (ac.max_end_to_end_ms.unwrap(), uc.max_end_to_end_ms.unwrap());
+    println!("max e2e: aligned {ac_e2e} ms, unaligned {uc_e2e} ms; {ac:?} {uc:?}");
     assert!(
         ac_e2e > 4.0 * uc_e2e,
-        "aligned median {ac_e2e} ms should be well above unaligned {uc_e2e} ms"
+        "aligned longest {ac_e2e} ms should be well above unaligned {uc_e2e} ms"
     );
     assert!(ac.median_alignment_ms.unwrap() > uc.median_alignment_ms.unwrap());
     assert_eq!(ac.median_persisted_bytes, Some(0));

@@ -105,6 +105,12 @@ pub struct EngineConfig {
     pub tolerable_failed: u32,
     pub max_subtasks_per_channel_state_file: u32,
     pub recover_without_channel_state_checkpoint_id: i64,
+    /// `execution.checkpointing.unaligned.recover-output-on-downstream.enabled` (Flink 2.3,
+    /// FLIP-547): recovered output buffers are restored on the downstream task.
+    pub unaligned_recover_output_on_downstream: bool,
+    /// `execution.checkpointing.unaligned.during-recovery.enabled` (Flink 2.3, FLIP-547):
+    /// checkpoints may run while recovered channel state is still being consumed.
+    pub unaligned_during_recovery: bool,
     pub segment_size: u32,
     pub min_segment_size: u32,
     pub buffers_per_channel: u32,
@@ -195,7 +201,11 @@ pub const KEYS: &[ConfigKey] = &[
         aliases: &["execution.checkpointing.channel-state.number-of-tasks-share-file"], default: "5",
         doc: "Subtasks sharing one channel-state file per checkpoint (Flink 1.17+; 1 = a file per subtask, as before)." },
     ConfigKey { key: "execution.checkpointing.recover-without-channel-state.checkpoint-id", aliases: &[], default: "-1",
-        doc: "Restore this checkpoint without its in-flight data (the data is lost); -1 = off." },
+        doc: "Restore this checkpoint without its in-flight data (the data is lost), whatever else is true of it; -1 = off." },
+    ConfigKey { key: "execution.checkpointing.unaligned.recover-output-on-downstream.enabled", aliases: &[], default: "false",
+        doc: "Flink 2.3 (FLIP-547): restore an upstream's recovered output buffers on the downstream task, behind that channel's recovered input." },
+    ConfigKey { key: "execution.checkpointing.unaligned.during-recovery.enabled", aliases: &[], default: "false",
+        doc: "Flink 2.3 (FLIP-547): tasks switch to RUNNING before their recovered input is consumed, so checkpoints run during recovery; requires recover-output-on-downstream." },
     ConfigKey { key: "taskmanager.memory.segment-size", aliases: &[], default: "32kb",
         doc: "Size of one network buffer (Flink's default, TaskManagerOptions.MEMORY_SEGMENT_SIZE). Presets that want buffers visible pin 4kb; version-1 scenarios ran with 4kb." },
     ConfigKey { key: "taskmanager.memory.min-segment-size", aliases: &[], default: "256b",
@@ -326,6 +336,8 @@ impl Default for EngineConfig {
             tolerable_failed: 0,
             max_subtasks_per_channel_state_file: 5,
             recover_without_channel_state_checkpoint_id: -1,
+            unaligned_recover_output_on_downstream: false,
+            unaligned_during_recovery: false,
             segment_size: 0,
             min_segment_size: 0,
             buffers_per_channel: 0,
@@ -476,6 +488,12 @@ impl EngineConfig {
                     .ok()
                     .filter(|n| *n >= -1)
                     .ok_or_else(|| err(format!("'{v}' is not a checkpoint id or -1")))?
+            }
+            "execution.checkpointing.unaligned.recover-output-on-downstream.enabled" => {
+                self.unaligned_recover_output_on_downstream = boolean()?
+            }
+            "execution.checkpointing.unaligned.during-recovery.enabled" => {
+                self.unaligned_during_recovery = boolean()?
             }
             "taskmanager.memory.segment-size" => {
                 let s = size()?;
@@ -653,6 +671,8 @@ impl EngineConfig {
     ///   unaligned checkpoints);
     /// - an input channel needs a buffer to receive into: 0 exclusive buffers per channel and
     ///   0 floating buffers per gate leave none, and the job stalls after its next (re)start;
+    /// - FLIP-547 (Flink 2.3): checkpointing during recovery needs the recovered output on
+    ///   the downstream task;
     /// - the debloater's range `[min-segment-size, segment-size]` must not be empty
     ///   (FLIP-183's `BufferDebloater` clamps its size to it).
     ///
@@ -684,6 +704,15 @@ impl EngineConfig {
                      execution.checkpointing.unaligned.enabled is true",
                     self.max_concurrent
                 ),
+            );
+        }
+        if self.unaligned_during_recovery && !self.unaligned_recover_output_on_downstream {
+            return refuse(
+                "execution.checkpointing.unaligned.during-recovery.enabled",
+                "checkpointing during recovery requires \
+                 execution.checkpointing.unaligned.recover-output-on-downstream.enabled \
+                 true (Flink 2.3, FLIP-547), but it is false"
+                    .into(),
             );
         }
         if self.buffers_per_channel == 0 && self.floating_buffers_per_gate == 0 {

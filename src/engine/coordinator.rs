@@ -1,22 +1,28 @@
-//! The checkpoint coordinator (Flink's `CheckpointCoordinator` with its
-//! `CheckpointRequestDecider` and `CheckpointFailureManager`).
+//! The checkpoint coordinator as a component: Flink's `CheckpointCoordinator` with its
+//! `CheckpointRequestDecider`, periodic trigger, `DefaultCheckpointPlanCalculator` check and
+//! `CheckpointFailureManager` (Flink 1.15–2.x; each piece names its class below).
 //!
-//! Periodic triggers every `execution.checkpointing.interval`; a request that would exceed
-//! `max-concurrent-checkpoints` or come sooner than `min-pause` after the last completion is
-//! queued (one at most) and fired when allowed. A trigger sends an RPC to every running task
-//! with no running upstream (the sources, or the first tasks after finished ones); other
-//! tasks are reached by barriers. A checkpoint completes when every task that was running
-//! at the trigger acknowledged (finished tasks count with their final state); then every
-//! task gets "checkpoint complete". One still pending after `execution.checkpointing.timeout`
-//! expires (`CHECKPOINT_EXPIRED`). Failures that Flink counts (expired, declined) beyond
-//! `tolerable-failed-checkpoints` in a row fail the job over.
+//! Contract: [`Coordinator`] owns every piece of coordinator state (pending and completed
+//! checkpoints, the queued requests, the periodic trigger, the failure counters) and knows
+//! nothing of the engine. It is driven through narrow inputs — the periodic timer fired, a
+//! user request, a task acknowledged / declined / finished, a checkpoint expired, the job
+//! failed over or restarted — and answers each with [`Command`]s for the host to carry out
+//! in order: arm a timer, start triggering a chosen request, send trigger RPCs, arm an
+//! expiry, notify tasks of a completed or aborted checkpoint, fail the job, log. The engine
+//! glue (`coordinator_glue.rs`) only applies those commands, so the coordinator is tested
+//! alone (the tests at the end follow Flink's `CheckpointCoordinatorTest` /
+//! `CheckpointRequestDeciderTest` / `CheckpointFailureManagerTest`). It imports only leaf
+//! modules (config, time, records, operator state, the barrier type, the RNG).
+//!
+//! Time is virtual and triggering is synchronous: Flink computes the plan and takes the id
+//! on other threads (`isTriggering`), which here takes no time, so the decider never sees a
+//! trigger in progress. Savepoints and forced requests do not exist in the playground.
 
-use super::config::BarrierKind;
-use super::log::{bytes, dur, LogKind};
+use super::config::{BarrierKind, EngineConfig};
 use super::network::Barrier;
+use super::op_state::OpState;
 use super::record::Record;
-use super::runtime::{Engine, Ev};
-use super::task::{Mail, OpState, TaskStatus};
+use super::rng::Rng;
 use super::time::Micros;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -113,6 +119,8 @@ pub type ChannelKey = (usize, u32, u32);
 pub struct CompletedCheckpoint {
     pub id: u64,
     pub states: BTreeMap<usize, OpState>,
+    /// Per task: bytes of its operator state (what a restore reads back).
+    pub state_bytes: BTreeMap<usize, u64>,
     pub input_state: BTreeMap<ChannelKey, Vec<Record>>,
     pub output_state: BTreeMap<ChannelKey, Vec<Record>>,
     pub topology_version: u32,
@@ -129,6 +137,314 @@ impl CompletedCheckpoint {
     }
 }
 
+// ---------------------------------------------------------------------------- inputs/outputs
+
+/// A task as the coordinator sees it at a trigger: Flink's `ExecutionState`, reduced to what
+/// `DefaultCheckpointPlanCalculator` asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TaskPhase {
+    /// `RUNNING` (a task that reached the end of its input and waits for its final
+    /// checkpoint is still `RUNNING` in Flink).
+    Running,
+    /// `INITIALIZING`: deployed, restoring state or consuming recovered input.
+    Initializing,
+    Finished,
+    /// Canceled / failed (the job is restarting).
+    Other,
+}
+
+/// One task of the plan: its phase, its upstream tasks, its name (for the log).
+#[derive(Clone, Debug)]
+pub struct PlanTask {
+    pub phase: TaskPhase,
+    pub upstream: Vec<usize>,
+    pub name: String,
+}
+
+/// What a trigger needs to know of the job: tasks by id, the final state of finished tasks,
+/// and the versions a restore checks.
+#[derive(Clone, Debug, Default)]
+pub struct TriggerContext {
+    pub tasks: Vec<PlanTask>,
+    pub finished_states: BTreeMap<usize, OpState>,
+    pub topology_version: u32,
+    pub serializer_version: u32,
+}
+
+/// A task's acknowledgement: its figures and its snapshot (Flink's `AcknowledgeCheckpoint`
+/// with `TaskStateSnapshot` and `CheckpointMetrics`).
+#[derive(Clone, Debug)]
+pub struct Ack {
+    pub stats: SubtaskStats,
+    pub state: OpState,
+    pub input_state: Vec<(ChannelKey, Vec<Record>)>,
+    pub output_state: Vec<(ChannelKey, Vec<Record>)>,
+}
+
+/// A request for a checkpoint (Flink's `CheckpointTriggerRequest`). Ordered as the
+/// decider's queue orders them: user requests before periodic ones, then by time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Request {
+    pub periodic: bool,
+    pub at: Micros,
+    pub seq: u64,
+}
+
+/// What the host must do, in order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    /// Call [`Coordinator::timer_fired`] with `generation` at `at`.
+    ArmTrigger {
+        at: Micros,
+        generation: u64,
+    },
+    /// Build a [`TriggerContext`] and call [`Coordinator::start_triggering`] now.
+    StartTriggering(Request),
+    /// Send the trigger RPC carrying `barrier` to these tasks.
+    TriggerTasks {
+        barrier: Barrier,
+        tasks: Vec<usize>,
+    },
+    /// Call [`Coordinator::expire`] for `id` at `at`.
+    ArmExpiry {
+        at: Micros,
+        id: u64,
+    },
+    /// Checkpoint `id` completed: record its channel-state files, log it, notify the tasks.
+    Completed {
+        id: u64,
+    },
+    /// Checkpoint `id` ended unsuccessfully: drop its channel state, notify the tasks.
+    Aborted {
+        id: u64,
+    },
+    /// The failure manager's limit is exceeded: fail the job over.
+    FailJob {
+        reason: String,
+    },
+    Log(String),
+}
+
+// ---------------------------------------------------------------------------- request decider
+
+/// Flink's `CheckpointRequestDecider.chooseRequestToExecute` (1.12–2.x, unchanged since):
+/// a new request joins the queue (at most [`MAX_QUEUED_REQUESTS`]; beyond, a periodic one is
+/// dropped with `TOO_MANY_CHECKPOINT_REQUESTS`); the first queued request runs unless
+/// `max-concurrent-checkpoints` are pending (it waits for one to end); a *periodic* request
+/// that comes sooner than `min-pause` after the last completion is dropped
+/// (`MINIMUM_TIME_BETWEEN_CHECKPOINTS`) and the periodic trigger is rescheduled to the end
+/// of the pause. A user request ignores the pause. Forced requests and savepoints, which
+/// the playground has not, are left out.
+#[derive(Clone, Debug, Default)]
+pub struct RequestDecider {
+    pub queued: BTreeSet<Request>,
+    seq: u64,
+}
+
+/// `CheckpointRequestDecider.DEFAULT_MAX_QUEUED_REQUESTS`.
+pub const MAX_QUEUED_REQUESTS: usize = 1000;
+
+/// The decider's answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    Execute(Request),
+    /// Nothing to run now (queue empty, or the concurrency limit reached).
+    Wait,
+    /// The first request was periodic and inside the min-pause: it was dropped; reschedule
+    /// the periodic trigger after this delay.
+    Reschedule(Micros),
+}
+
+impl RequestDecider {
+    pub fn new_request(&mut self, periodic: bool, at: Micros) -> Request {
+        self.seq += 1;
+        Request {
+            periodic,
+            at,
+            seq: self.seq,
+        }
+    }
+
+    /// Submits `request`, then decides (Flink's `chooseRequestToExecute(newRequest, …)`).
+    pub fn submit(
+        &mut self,
+        request: Request,
+        pending: usize,
+        last_completion: Option<Micros>,
+        now: Micros,
+        config: &EngineConfig,
+    ) -> Decision {
+        if self.queued.len() >= MAX_QUEUED_REQUESTS
+            && self.queued.last().is_some_and(|r| !r.periodic)
+        {
+            return Decision::Wait; // only user requests queued: the new one is dropped
+        }
+        self.queued.insert(request);
+        if self.queued.len() > MAX_QUEUED_REQUESTS {
+            self.queued.pop_last();
+        }
+        self.choose(pending, last_completion, now, config)
+    }
+
+    /// Decides on the queued requests (Flink's `chooseQueuedRequestToExecute`).
+    pub fn choose(
+        &mut self,
+        pending: usize,
+        last_completion: Option<Micros>,
+        now: Micros,
+        config: &EngineConfig,
+    ) -> Decision {
+        let Some(first) = self.queued.first().copied() else {
+            return Decision::Wait;
+        };
+        if pending >= config.max_concurrent as usize {
+            return Decision::Wait;
+        }
+        if first.periodic {
+            if let Some(done) = last_completion {
+                let allowed = done + config.min_pause;
+                if now < allowed {
+                    self.queued.pop_first();
+                    return Decision::Reschedule(allowed - now);
+                }
+            }
+        }
+        self.queued.pop_first();
+        Decision::Execute(first)
+    }
+
+    /// Flink's `abortAll`: the job stops (failover).
+    pub fn abort_all(&mut self) {
+        self.queued.clear();
+    }
+}
+
+// ---------------------------------------------------------------------------- periodic trigger
+
+/// The periodic trigger of Flink's `CheckpointCoordinator` (`startCheckpointScheduler`,
+/// `ScheduledTrigger`, `rescheduleTrigger`, `getRandomInitDelay`; 1.19–2.x reschedule the
+/// trigger after each firing, earlier versions `scheduleAtFixedRate` — the same timing).
+/// Started whenever the job (re)enters RUNNING (`CheckpointCoordinatorDeActivator`), its
+/// first firing comes after a random delay in `[min-pause, interval]`; the base interval is
+/// raised to `min-pause` if shorter, as Flink's constructor does. The random delay is drawn
+/// from the scenario's seed (per start), so runs stay reproducible.
+#[derive(Clone, Debug, Default)]
+pub struct PeriodicTrigger {
+    /// Bumped whenever the armed timer is cancelled; a firing of an older one is ignored.
+    pub generation: u64,
+    pub armed: bool,
+    pub next_at: Option<Micros>,
+    starts: u64,
+}
+
+impl PeriodicTrigger {
+    fn base_interval(config: &EngineConfig) -> Option<Micros> {
+        config.checkpoint_interval.map(|i| i.max(config.min_pause))
+    }
+
+    fn arm(&mut self, at: Micros) -> Command {
+        self.generation += 1;
+        self.armed = true;
+        self.next_at = Some(at);
+        Command::ArmTrigger {
+            at,
+            generation: self.generation,
+        }
+    }
+
+    /// `startCheckpointScheduler`: the first trigger after `getRandomInitDelay()`.
+    pub fn start(&mut self, now: Micros, seed: u64, config: &EngineConfig) -> Option<Command> {
+        let interval = Self::base_interval(config)?;
+        if self.armed {
+            return None;
+        }
+        self.starts += 1;
+        let mut rng = Rng::new(seed).fork(0xC0_0D1A_7000 + self.starts);
+        let delay = rng.range(config.min_pause.min(interval), interval);
+        Some(self.arm(now + delay))
+    }
+
+    /// `stopCheckpointScheduler` / `cancelPeriodicTrigger`.
+    pub fn stop(&mut self) {
+        self.generation += 1;
+        self.armed = false;
+        self.next_at = None;
+    }
+
+    /// `rescheduleTrigger`: cancel the armed timer, fire after `delay`.
+    pub fn reschedule(&mut self, now: Micros, delay: Micros) -> Option<Command> {
+        self.armed.then(|| self.arm(now + delay))
+    }
+
+    /// A timer fired: whether it is the armed one, and the next firing if so.
+    fn fired(&mut self, now: Micros, generation: u64, config: &EngineConfig) -> Option<Command> {
+        if !self.armed || generation != self.generation {
+            return None;
+        }
+        match Self::base_interval(config) {
+            Some(interval) => Some(self.arm(now + interval)),
+            None => {
+                self.stop();
+                None
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------- failure manager
+
+/// Flink's `CheckpointFailureManager` (1.15–2.x `checkFailureCounter`): only
+/// `CHECKPOINT_EXPIRED`, `CHECKPOINT_DECLINED`, `CHECKPOINT_ASYNC_EXCEPTION`,
+/// `IO_EXCEPTION` and `FINALIZE_CHECKPOINT_FAILURE` count, each checkpoint id once; a
+/// success resets the count; more than `tolerable-failed-checkpoints` in a row fail the job
+/// (and reset the count). Everything else — subsumed, task not ready, declined on a
+/// cancellation barrier, not all tasks running, task failure — is ignored.
+#[derive(Clone, Debug, Default)]
+pub struct FailureManager {
+    pub continuous_failures: u32,
+    counted: BTreeSet<u64>,
+}
+
+impl FailureManager {
+    pub fn counts(reason: &str) -> bool {
+        matches!(
+            reason,
+            "CHECKPOINT_EXPIRED"
+                | "CHECKPOINT_DECLINED"
+                | "CHECKPOINT_ASYNC_EXCEPTION"
+                | "IO_EXCEPTION"
+                | "FINALIZE_CHECKPOINT_FAILURE"
+        )
+    }
+
+    /// A checkpoint failed; `Some(reason)` when the job must fail.
+    pub fn failed(&mut self, id: Option<u64>, reason: &str, tolerable: u32) -> Option<String> {
+        if !Self::counts(reason) {
+            return None;
+        }
+        if id.is_none_or(|id| self.counted.insert(id)) {
+            self.continuous_failures += 1;
+        }
+        if self.continuous_failures > tolerable {
+            let n = self.continuous_failures;
+            self.succeeded();
+            return Some(format!(
+                "Exceeded checkpoint tolerable failure threshold ({n} failed in a row)"
+            ));
+        }
+        None
+    }
+
+    /// `handleCheckpointSuccess`: clears the count.
+    pub fn succeeded(&mut self) {
+        self.continuous_failures = 0;
+        self.counted.clear();
+    }
+}
+
+// ---------------------------------------------------------------------------- coordinator
+
+/// Flink's `CheckpointCoordinator`, driven by the engine through the methods below.
 #[derive(Clone, Debug, Default)]
 pub struct Coordinator {
     pub history: Vec<CheckpointStats>,
@@ -136,153 +452,208 @@ pub struct Coordinator {
     pub(crate) pending_data: BTreeMap<u64, CompletedCheckpoint>,
     pub latest: Option<CompletedCheckpoint>,
     pub next_id: u64,
-    pub consecutive_failures: u32,
-    pub queued_request: bool,
+    pub decider: RequestDecider,
+    pub trigger: PeriodicTrigger,
+    pub failure_manager: FailureManager,
+    /// Trigger attempts that failed before an id was taken (`NOT_ALL_REQUIRED_TASKS_RUNNING`):
+    /// Flink's `CheckpointStatsTracker.reportFailedCheckpointsWithoutInProgress` — they add
+    /// to the failed count but have no history entry.
+    pub failed_without_id: u64,
     pub last_completed_at: Option<Micros>,
-    pub periodic_scheduled: bool,
+    seed: u64,
 }
 
 impl Coordinator {
+    pub fn new(seed: u64) -> Self {
+        Coordinator {
+            seed,
+            ..Default::default()
+        }
+    }
+
     pub fn stats(&self, id: u64) -> Option<&CheckpointStats> {
         self.history.get((id as usize).checked_sub(1)?)
     }
     fn stats_mut(&mut self, id: u64) -> Option<&mut CheckpointStats> {
         self.history.get_mut((id as usize).checked_sub(1)?)
     }
-}
 
-impl Engine {
-    pub(crate) fn coordinator_start(&mut self) {
-        if let Some(interval) = self.config.checkpoint_interval {
-            self.coordinator.periodic_scheduled = true;
-            self.schedule(interval, Ev::Trigger(true));
-        }
+    /// The job (re)entered RUNNING: start the periodic trigger (Flink's
+    /// `CheckpointCoordinatorDeActivator.jobStatusChanges` → `startCheckpointScheduler`).
+    pub fn job_running(&mut self, now: Micros, config: &EngineConfig) -> Vec<Command> {
+        self.trigger
+            .start(now, self.seed, config)
+            .into_iter()
+            .collect()
     }
 
-    pub(crate) fn coordinator_config_changed(&mut self) {
-        if !self.coordinator.periodic_scheduled {
-            if let Some(interval) = self.config.checkpoint_interval {
-                self.coordinator.periodic_scheduled = true;
-                self.schedule(self.now + interval, Ev::Trigger(true));
+    /// The job left RUNNING (failover): stop the trigger, drop the queued requests and
+    /// abort every pending checkpoint (not counted; `stopCheckpointScheduler` →
+    /// `abortPendingAndQueuedCheckpoints`).
+    pub fn job_stopped(&mut self, reason: &str) {
+        self.trigger.stop();
+        self.decider.abort_all();
+        let pending: Vec<u64> = std::mem::take(&mut self.pending).into_iter().collect();
+        for id in pending {
+            self.pending_data.remove(&id);
+            if let Some(s) = self.stats_mut(id) {
+                s.status = CheckpointStatus::Failed;
+                s.failure_reason = Some(reason.to_string());
             }
         }
     }
 
-    pub(crate) fn coordinator_trigger_event(&mut self, periodic: bool) {
-        if periodic {
-            match self.config.checkpoint_interval {
-                Some(interval) => self.schedule(self.now + interval, Ev::Trigger(true)),
-                None => {
-                    self.coordinator.periodic_scheduled = false;
-                    return;
-                }
-            }
-        } else {
-            self.coordinator.queued_request = false;
-        }
-        self.coordinator_trigger_request();
+    /// The periodic timer of `generation` fired (Flink's `ScheduledTrigger.run`).
+    pub fn timer_fired(
+        &mut self,
+        now: Micros,
+        generation: u64,
+        config: &EngineConfig,
+    ) -> Vec<Command> {
+        let Some(next) = self.trigger.fired(now, generation, config) else {
+            return Vec::new();
+        };
+        let mut out = vec![next];
+        out.extend(self.submit(now, true, config));
+        out
     }
 
-    /// A checkpoint is wanted now (periodic, or the user's "trigger now").
-    pub(crate) fn coordinator_trigger_request(&mut self) {
-        if !self.job_is_running() {
-            return;
-        }
-        if self.coordinator.pending.len() >= self.config.max_concurrent as usize {
-            self.coordinator.queued_request = true;
-            return;
-        }
-        if let Some(done) = self.coordinator.last_completed_at {
-            let allowed = done + self.config.min_pause;
-            if self.now < allowed {
-                if !self.coordinator.queued_request {
-                    self.coordinator.queued_request = true;
-                    self.schedule(allowed, Ev::Trigger(false));
-                }
-                return;
-            }
-        }
-        self.trigger_checkpoint_now();
+    /// A user asked for a checkpoint now (a non-periodic request).
+    pub fn user_request(&mut self, now: Micros, config: &EngineConfig) -> Vec<Command> {
+        self.submit(now, false, config)
     }
 
-    fn trigger_checkpoint_now(&mut self) {
-        let live: BTreeSet<usize> = self
-            .tasks
-            .iter()
-            .filter(|t| t.is_live())
-            .map(|t| t.id)
+    fn submit(&mut self, now: Micros, periodic: bool, config: &EngineConfig) -> Vec<Command> {
+        let request = self.decider.new_request(periodic, now);
+        let d = self.decider.submit(
+            request,
+            self.pending.len(),
+            self.last_completed_at,
+            now,
+            config,
+        );
+        self.decided(now, d)
+    }
+
+    fn decided(&mut self, now: Micros, d: Decision) -> Vec<Command> {
+        match d {
+            Decision::Execute(r) => vec![Command::StartTriggering(r)],
+            Decision::Wait => Vec::new(),
+            Decision::Reschedule(delay) => {
+                self.trigger.reschedule(now, delay).into_iter().collect()
+            }
+        }
+    }
+
+    /// Flink's `executeQueuedRequest`, after a checkpoint ended or a trigger failed.
+    fn execute_queued(&mut self, now: Micros, config: &EngineConfig) -> Vec<Command> {
+        let d = self
+            .decider
+            .choose(self.pending.len(), self.last_completed_at, now, config);
+        self.decided(now, d)
+    }
+
+    /// Flink's `startTriggeringCheckpoint`: the plan first
+    /// (`DefaultCheckpointPlanCalculator.calculateCheckpointPlan`, 1.15+: every task still
+    /// running must be `RUNNING` — `checkTasksStarted(tasksToWaitFor)`), and only then the
+    /// id (`checkpointIdCounter.getAndIncrement`). A plan that fails takes no id and leaves
+    /// no history entry; it counts in [`Coordinator::failed_without_id`] and not towards
+    /// the tolerable failures (`NOT_ALL_REQUIRED_TASKS_RUNNING` is ignored). Tasks to
+    /// trigger: the running tasks without a running upstream task
+    /// (`calculateAfterTasksFinished`; the sources while none finished).
+    pub fn start_triggering(
+        &mut self,
+        now: Micros,
+        _request: Request,
+        ctx: TriggerContext,
+        config: &EngineConfig,
+    ) -> Vec<Command> {
+        let live: BTreeSet<usize> = (0..ctx.tasks.len())
+            .filter(|&t| ctx.tasks[t].phase != TaskPhase::Finished)
             .collect();
         if live.is_empty() {
-            return;
+            return Vec::new();
         }
-        self.coordinator.next_id += 1;
-        let id = self.coordinator.next_id;
-        let kind = self.config.barrier_kind();
-        let mut data = CompletedCheckpoint {
+        if let Some(&t) = live
+            .iter()
+            .find(|&&t| ctx.tasks[t].phase != TaskPhase::Running)
+        {
+            self.failed_without_id += 1;
+            let phase = match ctx.tasks[t].phase {
+                TaskPhase::Initializing => "INITIALIZING",
+                _ => "not running",
+            };
+            let mut out = vec![Command::Log(format!(
+                "checkpoint not triggered (NOT_ALL_REQUIRED_TASKS_RUNNING): {} is {phase}; no checkpoint id taken",
+                ctx.tasks[t].name
+            ))];
+            out.extend(self.execute_queued(now, config));
+            return out;
+        }
+        self.next_id += 1;
+        let id = self.next_id;
+        let kind = config.barrier_kind();
+        let data = CompletedCheckpoint {
             id,
-            states: BTreeMap::new(),
+            states: ctx.finished_states,
+            state_bytes: BTreeMap::new(),
             input_state: BTreeMap::new(),
             output_state: BTreeMap::new(),
-            topology_version: self.topology_version,
-            serializer_version: self.serializer_version,
+            topology_version: ctx.topology_version,
+            serializer_version: ctx.serializer_version,
         };
-        for t in self
-            .tasks
-            .iter()
-            .filter(|t| t.status == TaskStatus::Finished)
-        {
-            data.states.insert(t.id, t.state.clone());
-        }
-        self.coordinator.history.push(CheckpointStats {
+        self.history.push(CheckpointStats {
             id,
             status: CheckpointStatus::InProgress,
             kind,
-            trigger_at: self.now,
+            trigger_at: now,
             completed_at: None,
             failure_reason: None,
             expected: live.clone(),
             subtasks: BTreeMap::new(),
             channel_state_files: 0,
         });
-        self.coordinator.pending.insert(id);
-        self.coordinator.pending_data.insert(id, data);
+        self.pending.insert(id);
+        self.pending_data.insert(id, data);
         let barrier = Barrier {
             id,
-            timestamp: self.now,
+            timestamp: now,
             kind,
             original: kind,
         };
-        let mut targets = 0;
-        for t in live.iter().copied() {
-            let upstream_running = self.tasks[t]
-                .upstream_tasks
-                .iter()
-                .any(|&u| self.tasks[u].status != TaskStatus::Finished);
-            if !upstream_running {
-                targets += 1;
-                self.schedule(
-                    self.now + self.config.rpc_latency,
-                    Ev::Mail(t, Mail::TriggerCheckpoint(barrier)),
-                );
-            }
-        }
-        self.schedule(self.now + self.config.checkpoint_timeout, Ev::Expire(id));
+        let targets: Vec<usize> = live
+            .iter()
+            .copied()
+            .filter(|&t| {
+                !ctx.tasks[t]
+                    .upstream
+                    .iter()
+                    .any(|&u| ctx.tasks[u].phase != TaskPhase::Finished)
+            })
+            .collect();
         let mode = match kind {
             BarrierKind::Unaligned => "unaligned",
             BarrierKind::TimeoutableAligned => "aligned with timeout",
             BarrierKind::AtLeastOnce => "at-least-once",
             _ => "aligned",
         };
-        self.log.push(
-            self.now,
-            LogKind::Checkpoint,
-            format!("checkpoint {id} triggered ({mode}) at {targets} tasks"),
-        );
+        let n = targets.len();
+        vec![
+            Command::TriggerTasks {
+                barrier,
+                tasks: targets,
+            },
+            Command::ArmExpiry {
+                at: now + config.checkpoint_timeout,
+                id,
+            },
+            Command::Log(format!("checkpoint {id} triggered ({mode}) at {n} tasks")),
+        ]
     }
 
-    pub(crate) fn coordinator_subtask_started(&mut self, id: u64, t: usize) {
-        let now = self.now;
-        if let Some(s) = self.coordinator.stats_mut(id) {
+    /// The first barrier (or the trigger) of `id` reached task `t`.
+    pub fn subtask_started(&mut self, now: Micros, id: u64, t: usize) {
+        if let Some(s) = self.stats_mut(id) {
             s.subtasks
                 .entry(t)
                 .or_default()
@@ -291,286 +662,496 @@ impl Engine {
         }
     }
 
-    pub(crate) fn coordinator_ack(&mut self, t: usize, id: u64) {
-        if !self.coordinator.pending.contains(&id) {
-            return;
+    /// Whether `t` still owes checkpoint `id` an acknowledgement.
+    pub fn awaits(&self, id: u64, t: usize) -> bool {
+        self.pending.contains(&id)
+            && self.stats(id).is_some_and(|s| {
+                s.expected.contains(&t) && s.subtasks.get(&t).is_none_or(|x| x.ack_at.is_none())
+            })
+    }
+
+    /// Task `t` acknowledged `id` (Flink's `receiveAcknowledgeMessage`).
+    pub fn acknowledge(
+        &mut self,
+        now: Micros,
+        t: usize,
+        id: u64,
+        ack: Ack,
+        config: &EngineConfig,
+    ) -> Vec<Command> {
+        if !self.pending.contains(&id) {
+            return Vec::new();
         }
-        let Some(cp) = self.tasks[t].checkpoints.get(&id) else {
-            return;
-        };
-        let stats = SubtaskStats {
-            started_at: Some(cp.first_barrier_at),
-            ack_at: Some(self.now),
-            start_delay: cp.start_delay,
-            alignment: cp
-                .alignment_end
-                .map_or(0, |e| e.saturating_sub(cp.first_barrier_at)),
-            sync_start: cp.sync_start.unwrap_or(0),
-            sync: cp
-                .sync_end
-                .unwrap_or(0)
-                .saturating_sub(cp.sync_start.unwrap_or(0)),
-            async_duration: cp
-                .acked_at
-                .unwrap_or(0)
-                .saturating_sub(cp.sync_end.unwrap_or(0)),
-            state_bytes: cp.state_bytes,
-            processed_bytes: cp.processed_bytes,
-            persisted_bytes: cp.persisted_bytes,
-            unaligned: cp.unaligned,
-            timed_out: cp.timed_out,
-        };
-        let state = cp.state.clone().expect("acknowledged after the snapshot");
-        let key = |c: usize| -> ChannelKey {
-            let ch = &self.channels[c];
-            (
-                ch.edge,
-                self.tasks[ch.from_task].index,
-                self.tasks[ch.to_task].index,
-            )
-        };
-        let inputs: Vec<(ChannelKey, Vec<Record>)> = cp
-            .input_state
-            .iter()
-            .map(|(c, r)| (key(*c), r.clone()))
-            .collect();
-        let outputs: Vec<(ChannelKey, Vec<Record>)> = cp
-            .output_state
-            .iter()
-            .map(|(c, r)| (key(*c), r.clone()))
-            .collect();
-        if let Some(data) = self.coordinator.pending_data.get_mut(&id) {
-            data.states.insert(t, state);
-            for (k, r) in inputs {
+        let state_bytes = ack.stats.state_bytes;
+        if let Some(data) = self.pending_data.get_mut(&id) {
+            data.states.insert(t, ack.state);
+            data.state_bytes.insert(t, state_bytes);
+            for (k, r) in ack.input_state {
                 data.input_state.entry(k).or_default().extend(r);
             }
-            for (k, r) in outputs {
+            for (k, r) in ack.output_state {
                 data.output_state.entry(k).or_default().extend(r);
             }
         }
-        let s = self.coordinator.stats_mut(id).expect("pending has stats");
-        let started = s.subtasks.get(&t).and_then(|x| x.started_at);
-        s.subtasks.insert(
-            t,
-            SubtaskStats {
-                started_at: started.or(stats.started_at),
-                ..stats
-            },
-        );
-        self.coordinator_maybe_complete(id);
+        if let Some(s) = self.stats_mut(id) {
+            let started = s.subtasks.get(&t).and_then(|x| x.started_at);
+            s.subtasks.insert(
+                t,
+                SubtaskStats {
+                    started_at: started.or(ack.stats.started_at),
+                    ..ack.stats
+                },
+            );
+        }
+        self.maybe_complete(now, id, config)
     }
 
-    fn coordinator_maybe_complete(&mut self, id: u64) {
-        let Some(s) = self.coordinator.stats(id) else {
-            return;
+    /// A task finished before acknowledging `id`: its final state is its acknowledgement.
+    pub fn task_finished(
+        &mut self,
+        now: Micros,
+        t: usize,
+        id: u64,
+        state: OpState,
+        config: &EngineConfig,
+    ) -> Vec<Command> {
+        if !self.awaits(id, t) {
+            return Vec::new();
+        }
+        if let Some(data) = self.pending_data.get_mut(&id) {
+            data.states.insert(t, state);
+        }
+        if let Some(s) = self.stats_mut(id) {
+            s.subtasks.insert(
+                t,
+                SubtaskStats {
+                    started_at: Some(now),
+                    ack_at: Some(now),
+                    ..Default::default()
+                },
+            );
+        }
+        self.maybe_complete(now, id, config)
+    }
+
+    fn maybe_complete(&mut self, now: Micros, id: u64, config: &EngineConfig) -> Vec<Command> {
+        let Some(s) = self.stats(id) else {
+            return Vec::new();
         };
         if !s
             .expected
             .iter()
             .all(|t| s.subtasks.get(t).is_some_and(|x| x.ack_at.is_some()))
         {
-            return;
+            return Vec::new();
         }
-        self.coordinator.pending.remove(&id);
-        let data = self
-            .coordinator
-            .pending_data
-            .remove(&id)
-            .expect("pending data");
-        let files = self
-            .writers
-            .iter()
-            .filter(|w| w.files.get(&id).is_some_and(|f| f.is_file))
-            .count() as u32;
-        let now = self.now;
-        let s = self.coordinator.stats_mut(id).expect("exists");
-        s.status = CheckpointStatus::Completed;
-        s.completed_at = Some(now);
-        s.channel_state_files = files;
-        let e2e = s.end_to_end().unwrap_or(0);
-        let (persisted, state, unaligned) = (s.persisted_bytes(), s.state_bytes(), s.unaligned());
-        self.coordinator.latest = Some(data);
-        self.coordinator.consecutive_failures = 0;
-        self.coordinator.last_completed_at = Some(now);
-        self.log.push(
-            now,
-            LogKind::Checkpoint,
-            format!(
-                "checkpoint {id} completed in {} ({}; {} state, {} in-flight data persisted in {files} channel-state files)",
-                dur(e2e),
-                if unaligned { "unaligned" } else { "aligned" },
-                bytes(state),
-                bytes(persisted)
-            ),
-        );
+        self.pending.remove(&id);
+        let Some(data) = self.pending_data.remove(&id) else {
+            return Vec::new();
+        };
+        if let Some(s) = self.stats_mut(id) {
+            s.status = CheckpointStatus::Completed;
+            s.completed_at = Some(now);
+        }
+        self.latest = Some(data);
+        self.failure_manager.succeeded();
+        self.last_completed_at = Some(now);
+        let mut out = vec![Command::Completed { id }];
         // Older pending checkpoints are subsumed.
-        let older: Vec<u64> = self.coordinator.pending.range(..id).copied().collect();
+        let older: Vec<u64> = self.pending.range(..id).copied().collect();
         for o in older {
-            self.fail_checkpoint(o, CheckpointStatus::Aborted, "CHECKPOINT_SUBSUMED");
+            out.extend(self.abort(
+                now,
+                o,
+                CheckpointStatus::Aborted,
+                "CHECKPOINT_SUBSUMED",
+                config,
+            ));
         }
-        for w in self.writers.iter_mut() {
-            w.files.retain(|&k, _| k > id);
-        }
-        for t in 0..self.tasks.len() {
-            if self.tasks[t].is_live() {
-                self.schedule(
-                    now + self.config.rpc_latency,
-                    Ev::Mail(t, Mail::NotifyComplete(id)),
-                );
-            }
-        }
-        if self.coordinator.queued_request {
-            self.coordinator.queued_request = false;
-            self.coordinator_trigger_request();
-        }
+        out.extend(self.execute_queued(now, config));
+        out
     }
 
-    pub(crate) fn coordinator_decline(&mut self, t: usize, id: u64, reason: String) {
-        if self.coordinator.pending.contains(&id) {
-            let name = self.tasks[t].name.clone();
-            self.log.push(
-                self.now,
-                LogKind::Checkpoint,
-                format!("{name} declined checkpoint {id}: {reason}"),
-            );
-            self.fail_checkpoint(id, CheckpointStatus::Failed, &reason);
+    /// Task `t` declined `id` (`receiveDeclineMessage`).
+    pub fn decline(
+        &mut self,
+        now: Micros,
+        id: u64,
+        task_name: &str,
+        reason: &str,
+        config: &EngineConfig,
+    ) -> Vec<Command> {
+        if !self.pending.contains(&id) {
+            return Vec::new();
         }
+        let mut out = vec![Command::Log(format!(
+            "{task_name} declined checkpoint {id}: {reason}"
+        ))];
+        out.extend(self.abort(now, id, CheckpointStatus::Failed, reason, config));
+        out
     }
 
-    pub(crate) fn coordinator_expire(&mut self, id: u64) {
-        if self.coordinator.pending.contains(&id) {
-            self.fail_checkpoint(id, CheckpointStatus::Expired, "CHECKPOINT_EXPIRED");
-        }
+    /// `id` is still pending after `execution.checkpointing.timeout`.
+    pub fn expire(&mut self, now: Micros, id: u64, config: &EngineConfig) -> Vec<Command> {
+        self.abort(
+            now,
+            id,
+            CheckpointStatus::Expired,
+            "CHECKPOINT_EXPIRED",
+            config,
+        )
     }
 
-    /// Ends a pending checkpoint unsuccessfully and applies the failure policy.
-    pub(crate) fn fail_checkpoint(&mut self, id: u64, status: CheckpointStatus, reason: &str) {
-        if !self.coordinator.pending.remove(&id) {
-            return;
+    /// Ends a pending checkpoint unsuccessfully and applies the failure policy
+    /// (`abortPendingCheckpoint` → `CheckpointFailureManager.handleCheckpointException`).
+    fn abort(
+        &mut self,
+        now: Micros,
+        id: u64,
+        status: CheckpointStatus,
+        reason: &str,
+        config: &EngineConfig,
+    ) -> Vec<Command> {
+        if !self.pending.remove(&id) {
+            return Vec::new();
         }
-        self.coordinator.pending_data.remove(&id);
-        if let Some(s) = self.coordinator.stats_mut(id) {
+        self.pending_data.remove(&id);
+        if let Some(s) = self.stats_mut(id) {
             s.status = status;
             s.failure_reason = Some(reason.to_string());
         }
-        self.log.push(
-            self.now,
-            LogKind::Checkpoint,
-            format!("checkpoint {id} {}: {reason}", status.name()),
-        );
-        for t in 0..self.tasks.len() {
-            if self.tasks[t].is_live() {
-                self.schedule(
-                    self.now + self.config.rpc_latency,
-                    Ev::Mail(t, Mail::NotifyAborted(id)),
-                );
-            }
-        }
-        for w in self.writers.iter_mut() {
-            w.files.remove(&id);
-        }
-        // CheckpointFailureManager: only some reasons count towards the tolerable limit.
-        let counted = matches!(
-            reason,
-            "CHECKPOINT_EXPIRED"
-                | "CHECKPOINT_DECLINED"
-                | "CHECKPOINT_ASYNC_EXCEPTION"
-                | "IO_EXCEPTION"
-        );
-        if counted {
-            self.coordinator.consecutive_failures += 1;
-            if self.coordinator.consecutive_failures > self.config.tolerable_failed {
-                let n = self.coordinator.consecutive_failures;
-                self.coordinator.consecutive_failures = 0;
-                self.failover(
-                    None,
-                    format!(
-                        "Exceeded checkpoint tolerable failure threshold ({n} failed in a row)"
-                    ),
-                );
-                return;
-            }
-        }
-        if self.coordinator.queued_request
-            && self.coordinator.pending.len() < self.config.max_concurrent as usize
+        let mut out = vec![
+            Command::Log(format!("checkpoint {id} {}: {reason}", status.name())),
+            Command::Aborted { id },
+        ];
+        if let Some(fail) = self
+            .failure_manager
+            .failed(Some(id), reason, config.tolerable_failed)
         {
-            self.coordinator.queued_request = false;
-            self.coordinator_trigger_request();
+            out.push(Command::FailJob { reason: fail });
+            return out;
+        }
+        out.extend(self.execute_queued(now, config));
+        out
+    }
+
+    /// The host counted the channel-state files of completed checkpoint `id`.
+    pub fn set_channel_state_files(&mut self, id: u64, files: u32) {
+        if let Some(s) = self.stats_mut(id) {
+            s.channel_state_files = files;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Shaped like Flink's `CheckpointRequestDeciderTest`, `CheckpointCoordinatorTest` and
+    //! `CheckpointFailureManagerTest`: the coordinator alone, no engine.
+    use super::*;
+
+    const MS: Micros = 1_000;
+
+    fn config(interval_ms: u64, min_pause_ms: u64) -> EngineConfig {
+        EngineConfig {
+            checkpoint_interval: Some(interval_ms * MS),
+            min_pause: min_pause_ms * MS,
+            ..Default::default()
         }
     }
 
-    /// A task finished: pending checkpoints take its final state as its acknowledgement.
-    pub(crate) fn task_finished_during_checkpoints(&mut self, t: usize) {
-        let pending: Vec<u64> = self.coordinator.pending.iter().copied().collect();
-        for id in pending {
-            let acked = self
-                .coordinator
-                .stats(id)
-                .and_then(|s| s.subtasks.get(&t))
-                .is_some_and(|x| x.ack_at.is_some());
-            if acked
-                || self.tasks[t]
-                    .checkpoints
-                    .get(&id)
-                    .is_some_and(|c| c.acked_at.is_some())
-            {
-                continue;
-            }
-            let state = self.tasks[t].state.clone();
-            if let Some(data) = self.coordinator.pending_data.get_mut(&id) {
-                data.states.insert(t, state);
-            }
-            let now = self.now;
-            if let Some(s) = self.coordinator.stats_mut(id) {
-                s.subtasks.insert(
-                    t,
-                    SubtaskStats {
-                        started_at: Some(now),
-                        ack_at: Some(now),
-                        ..Default::default()
-                    },
-                );
-            }
-            self.tasks[t].checkpoints.remove(&id);
-            self.coordinator_maybe_complete(id);
+    /// source -> sink, both in `phase`.
+    fn ctx(phases: [TaskPhase; 2]) -> TriggerContext {
+        TriggerContext {
+            tasks: vec![
+                PlanTask {
+                    phase: phases[0],
+                    upstream: vec![],
+                    name: "source#0".into(),
+                },
+                PlanTask {
+                    phase: phases[1],
+                    upstream: vec![0],
+                    name: "sink#0".into(),
+                },
+            ],
+            ..Default::default()
         }
     }
 
-    /// A task whose inputs all ended before a pending checkpoint's barrier reached it takes
-    /// that checkpoint itself, as the coordinator triggers tasks whose predecessors finished.
-    pub(crate) fn trigger_pending_after_inputs_ended(&mut self, t: usize) {
-        let pending: Vec<u64> = self.coordinator.pending.iter().copied().collect();
-        for id in pending {
-            let Some(s) = self.coordinator.stats(id) else {
-                continue;
+    fn ack(t: usize) -> Ack {
+        Ack {
+            stats: SubtaskStats {
+                ack_at: Some(1),
+                state_bytes: 10 * (t as u64 + 1),
+                ..Default::default()
+            },
+            state: OpState::Stateless,
+            input_state: vec![],
+            output_state: vec![],
+        }
+    }
+
+    /// Runs `StartTriggering` commands with `ctx`, returning everything else.
+    fn run(
+        c: &mut Coordinator,
+        now: Micros,
+        cmds: Vec<Command>,
+        ctx: &TriggerContext,
+        cfg: &EngineConfig,
+    ) -> Vec<Command> {
+        let mut out = Vec::new();
+        for cmd in cmds {
+            match cmd {
+                Command::StartTriggering(r) => {
+                    let more = c.start_triggering(now, r, ctx.clone(), cfg);
+                    out.extend(run(c, now, more, ctx, cfg));
+                }
+                other => out.push(other),
+            }
+        }
+        out
+    }
+
+    fn triggered(cmds: &[Command]) -> Option<u64> {
+        cmds.iter().find_map(|c| match c {
+            Command::TriggerTasks { barrier, .. } => Some(barrier.id),
+            _ => None,
+        })
+    }
+
+    // ---- CheckpointRequestDeciderTest
+
+    #[test]
+    fn decider_queues_at_max_concurrent_and_runs_on_release() {
+        let cfg = config(100, 0);
+        let mut d = RequestDecider::default();
+        let r = d.new_request(true, 0);
+        assert_eq!(d.submit(r, 1, None, 0, &cfg), Decision::Wait);
+        assert_eq!(d.queued.len(), 1);
+        assert_eq!(d.choose(0, None, 5, &cfg), Decision::Execute(r));
+        assert!(d.queued.is_empty());
+    }
+
+    #[test]
+    fn decider_drops_periodic_request_inside_min_pause_and_reschedules() {
+        let cfg = config(100, 30);
+        let mut d = RequestDecider::default();
+        let r = d.new_request(true, 50 * MS);
+        // last completion at 40 ms: allowed from 70 ms, 20 ms from now
+        assert_eq!(
+            d.submit(r, 0, Some(40 * MS), 50 * MS, &cfg),
+            Decision::Reschedule(20 * MS)
+        );
+        assert!(
+            d.queued.is_empty(),
+            "the periodic request is dropped, not kept"
+        );
+    }
+
+    #[test]
+    fn decider_user_request_ignores_min_pause_and_goes_first() {
+        let cfg = config(100, 30);
+        let mut d = RequestDecider::default();
+        let p = d.new_request(true, 10);
+        assert_eq!(d.submit(p, 1, None, 10, &cfg), Decision::Wait);
+        let u = d.new_request(false, 20);
+        assert_eq!(d.submit(u, 1, None, 20, &cfg), Decision::Wait);
+        assert_eq!(d.choose(0, Some(20), 21, &cfg), Decision::Execute(u));
+    }
+
+    #[test]
+    fn decider_bounds_its_queue() {
+        let cfg = config(100, 0);
+        let mut d = RequestDecider::default();
+        for i in 0..(MAX_QUEUED_REQUESTS as u64 + 5) {
+            let r = d.new_request(true, i);
+            d.submit(r, 1, None, i, &cfg);
+        }
+        assert_eq!(d.queued.len(), MAX_QUEUED_REQUESTS);
+        assert_eq!(
+            d.queued.last().map(|r| r.at),
+            Some(MAX_QUEUED_REQUESTS as u64 - 1)
+        );
+    }
+
+    // ---- CheckpointCoordinatorTest: periodic trigger
+
+    #[test]
+    fn first_periodic_trigger_after_seeded_random_delay_in_min_pause_to_interval() {
+        let cfg = config(1_000, 200);
+        let mut seen = BTreeSet::new();
+        for seed in 0..50 {
+            let mut c = Coordinator::new(seed);
+            let cmds = c.job_running(0, &cfg);
+            let [Command::ArmTrigger { at, .. }] = cmds.as_slice() else {
+                panic!("one timer armed: {cmds:?}");
             };
-            if !s.expected.contains(&t)
-                || self.tasks[t].checkpoints.contains_key(&id)
-                || self.tasks[t].aborted.contains(&id)
-            {
-                continue;
-            }
-            let barrier = Barrier {
-                id,
-                timestamp: s.trigger_at,
-                kind: s.kind,
-                original: s.kind,
-            };
-            self.trigger_at_task(t, barrier);
+            assert!((200 * MS..=1_000 * MS).contains(at), "seed {seed}: {at}");
+            seen.insert(*at);
+            let again = Coordinator::new(seed).job_running(0, &cfg);
+            assert_eq!(cmds, again, "seed {seed}: same seed, same delay");
         }
+        assert!(seen.len() > 40, "delays spread over the range");
     }
 
-    /// A failover aborts every pending checkpoint (not counted as a checkpoint failure).
-    pub(crate) fn coordinator_abort_all(&mut self, reason: &str) {
-        let pending: Vec<u64> = self.coordinator.pending.iter().copied().collect();
-        for id in pending {
-            self.coordinator.pending.remove(&id);
-            self.coordinator.pending_data.remove(&id);
-            if let Some(s) = self.coordinator.stats_mut(id) {
-                s.status = CheckpointStatus::Failed;
-                s.failure_reason = Some(reason.to_string());
-            }
+    #[test]
+    fn stale_timer_is_ignored_after_stop_and_restart() {
+        let cfg = config(100, 0);
+        let mut c = Coordinator::new(1);
+        let first = c.job_running(0, &cfg);
+        let Command::ArmTrigger { generation: g1, .. } = first[0] else {
+            panic!()
+        };
+        c.job_stopped("TASK_FAILURE");
+        assert!(c.timer_fired(50, g1, &cfg).is_empty());
+        let second = c.job_running(60, &cfg);
+        let Command::ArmTrigger { at, generation: g2 } = second[0] else {
+            panic!()
+        };
+        assert!(g2 > g1 && at >= 60);
+        let fired = c.timer_fired(at, g2, &cfg);
+        assert!(matches!(fired[0], Command::ArmTrigger { at: next, .. } if next == at + 100 * MS));
+        assert!(matches!(fired[1], Command::StartTriggering(_)));
+    }
+
+    #[test]
+    fn min_pause_reschedules_the_periodic_trigger() {
+        let cfg = config(100, 60);
+        let mut c = Coordinator::new(3);
+        let all = ctx([TaskPhase::Running; 2]);
+        let Command::ArmTrigger { at, generation } = c.job_running(0, &cfg)[0] else {
+            panic!()
+        };
+        // Trigger and complete checkpoint 1 at `at + 90 ms`.
+        let fired = c.timer_fired(at, generation, &cfg);
+        let out = run(&mut c, at, fired, &all, &cfg);
+        assert_eq!(triggered(&out), Some(1));
+        let done = at + 90 * MS;
+        c.acknowledge(done, 0, 1, ack(0), &cfg);
+        let out = c.acknowledge(done, 1, 1, ack(1), &cfg);
+        assert_eq!(out[0], Command::Completed { id: 1 });
+        // The next periodic firing (at + 100 ms) is inside the pause (until at + 150 ms).
+        let next_gen = c.trigger.generation;
+        let fired = c.timer_fired(at + 100 * MS, next_gen, &cfg);
+        let out = run(&mut c, at + 100 * MS, fired, &all, &cfg);
+        assert!(
+            out.iter()
+                .any(|x| matches!(x, Command::ArmTrigger { at: a, .. } if *a == at + 150 * MS)),
+            "rescheduled to the end of the pause: {out:?}"
+        );
+        assert_eq!(c.next_id, 1, "no checkpoint inside the pause");
+    }
+
+    // ---- CheckpointCoordinatorTest: triggering (DefaultCheckpointPlanCalculator)
+
+    #[test]
+    fn no_checkpoint_while_a_task_is_initializing_and_no_id_is_taken() {
+        let cfg = config(100, 0);
+        let mut c = Coordinator::new(0);
+        let r = c.decider.new_request(true, 0);
+        let out = c.start_triggering(
+            0,
+            r,
+            ctx([TaskPhase::Running, TaskPhase::Initializing]),
+            &cfg,
+        );
+        assert_eq!(triggered(&out), None);
+        assert_eq!(c.next_id, 0);
+        assert!(c.history.is_empty(), "no history entry");
+        assert_eq!(c.failed_without_id, 1);
+        assert_eq!(
+            c.failure_manager.continuous_failures, 0,
+            "NOT_ALL_REQUIRED_TASKS_RUNNING is not counted"
+        );
+        let r = c.decider.new_request(true, 10);
+        let out = c.start_triggering(10, r, ctx([TaskPhase::Running; 2]), &cfg);
+        assert_eq!(
+            triggered(&out),
+            Some(1),
+            "the first checkpoint once all run gets id 1"
+        );
+    }
+
+    #[test]
+    fn triggers_only_tasks_without_running_upstream() {
+        let cfg = config(100, 0);
+        let mut c = Coordinator::new(0);
+        let r = c.decider.new_request(false, 0);
+        let out = c.start_triggering(0, r, ctx([TaskPhase::Finished, TaskPhase::Running]), &cfg);
+        let tasks = out.iter().find_map(|x| match x {
+            Command::TriggerTasks { tasks, .. } => Some(tasks.clone()),
+            _ => None,
+        });
+        assert_eq!(tasks, Some(vec![1]));
+        assert_eq!(
+            c.stats(1).map(|s| s.expected.clone()),
+            Some(BTreeSet::from([1]))
+        );
+    }
+
+    #[test]
+    fn completes_when_all_acknowledged_and_subsumes_older() {
+        let mut cfg = config(100, 0);
+        cfg.max_concurrent = 2;
+        let all = ctx([TaskPhase::Running; 2]);
+        let mut c = Coordinator::new(0);
+        for at in [0, 10] {
+            let r = c.decider.new_request(false, at);
+            c.start_triggering(at, r, all.clone(), &cfg);
         }
-        self.coordinator.queued_request = false;
+        c.acknowledge(20, 0, 2, ack(0), &cfg);
+        let out = c.acknowledge(20, 1, 2, ack(1), &cfg);
+        assert_eq!(out[0], Command::Completed { id: 2 });
+        assert!(out.contains(&Command::Aborted { id: 1 }));
+        assert_eq!(
+            c.stats(1).map(|s| s.status),
+            Some(CheckpointStatus::Aborted)
+        );
+        assert_eq!(
+            c.latest.as_ref().map(|l| l.state_bytes.clone()),
+            Some(BTreeMap::from([(0, 10), (1, 20)]))
+        );
+        assert!(c.pending.is_empty());
+    }
+
+    // ---- CheckpointFailureManagerTest
+
+    #[test]
+    fn failure_manager_counts_each_id_once_and_ignores_not_ready() {
+        let mut f = FailureManager::default();
+        assert_eq!(
+            f.failed(Some(1), "CHECKPOINT_DECLINED_TASK_NOT_READY", 0),
+            None
+        );
+        assert_eq!(f.failed(Some(1), "CHECKPOINT_SUBSUMED", 0), None);
+        assert_eq!(f.failed(Some(2), "CHECKPOINT_EXPIRED", 1), None);
+        assert_eq!(
+            f.failed(Some(2), "CHECKPOINT_DECLINED", 1),
+            None,
+            "id 2 counted once"
+        );
+        assert_eq!(f.continuous_failures, 1);
+        assert!(
+            f.failed(Some(3), "CHECKPOINT_EXPIRED", 1).is_some(),
+            "2 > 1 tolerable"
+        );
+        assert_eq!(f.continuous_failures, 0, "reset after failing the job");
+    }
+
+    #[test]
+    fn expiry_beyond_tolerable_fails_the_job() {
+        let cfg = config(100, 0);
+        let mut c = Coordinator::new(0);
+        let r = c.decider.new_request(false, 0);
+        c.start_triggering(0, r, ctx([TaskPhase::Running; 2]), &cfg);
+        let out = c.expire(5, 1, &cfg);
+        assert!(
+            out.iter().any(|x| matches!(x, Command::FailJob { .. })),
+            "{out:?}"
+        );
+        assert_eq!(
+            c.stats(1).map(|s| s.status),
+            Some(CheckpointStatus::Expired)
+        );
     }
 }

@@ -397,6 +397,7 @@ impl Engine {
             self.wake(producer, self.now);
         }
         if recovered {
+            self.recovered_buffer_consumed(c);
             let ch = &mut self.channels[c];
             ch.recovered_buffers -= 1;
             if ch.recovered_buffers == 0 {

@@ -9,15 +9,19 @@
 //! output buffers go into their subpartitions before any new record; operator state is
 //! restored (two-phase-commit sinks commit the transactions pending in it, idempotently);
 //! recovered input buffers are read before anything new on their channel, and the upstream
-//! holds new data on a channel until that is done; sources rewind to their offsets. A task
-//! replaying recovered input is RECOVERING and declines checkpoints.
+//! holds new data on a gate's channels until that gate's recovered input is consumed;
+//! sources rewind to their offsets. Restoring takes time: every task is INITIALIZING while
+//! it reads its state back from checkpoint storage and consumes its recovered input (see
+//! `begin_restores`), and the coordinator triggers no checkpoint until all are RUNNING.
 //!
 //! A checkpoint that holds in-flight data cannot be restored when the topology or the
-//! record serializer changed since it was taken; the restore is refused and the job fails,
-//! unless `execution.checkpointing.recover-without-channel-state.checkpoint-id` names it —
-//! then its in-flight data is dropped and counted as lost.
+//! record serializer changed since it was taken; the restore is refused and the job fails.
+//! When `execution.checkpointing.recover-without-channel-state.checkpoint-id` names the
+//! restored checkpoint, its in-flight data is dropped (and counted as lost) whatever else
+//! is true of it, as Flink's `CheckpointCoordinator.extractOperatorStates` does.
 
-use super::coordinator::ChannelKey;
+use super::channel_state::{write_time, ChannelStateReader, ReadStep};
+use super::coordinator::{ChannelKey, CompletedCheckpoint};
 use super::log::{dur, LogKind};
 use super::network::{Buffer, Item};
 use super::record::Record;
@@ -27,6 +31,15 @@ use super::runtime::{Engine, Ev, JobStatus};
 use super::spec::OperatorKind;
 use super::task::{Activity, OpState, TaskStatus};
 use std::collections::BTreeMap;
+
+/// A task being restored: its input reader and the recovered output not yet put back.
+#[derive(Clone, Debug, Default)]
+pub struct TaskRestore {
+    pub reader: ChannelStateReader,
+    pub output: Vec<(usize, Vec<Record>)>,
+    /// Operator state and recovered output are back (`StateRestored` happened).
+    pub restored: bool,
+}
 
 impl Engine {
     /// A subtask fails (user action or injected failure).
@@ -123,7 +136,11 @@ impl Engine {
             self.topology_version += 1;
         }
         self.deploy();
+        self.restores.clear();
         self.status = JobStatus::Running;
+        // The job is RUNNING again: the coordinator restarts its periodic trigger
+        // (`CheckpointCoordinatorDeActivator`), with a new random initial delay.
+        self.coordinator_start();
         let latest = self.coordinator.latest.clone();
         let mut replayed = 0u64;
         let mut recovered_inflight = 0u64;
@@ -143,23 +160,33 @@ impl Engine {
                     cp.serializer_version, self.serializer_version, cp.id
                 ));
             }
-            let mut drop_inflight = false;
-            if let (Some(problem), true) = (&problem, has_inflight) {
-                if self.config.recover_without_channel_state_checkpoint_id == cp.id as i64 {
-                    drop_inflight = true;
-                    self.log.push(self.now, LogKind::Recovery, format!("restoring checkpoint {} WITHOUT its in-flight data ({} records dropped): {problem}", cp.id, cp.inflight_records()));
-                } else {
-                    let msg = format!("cannot restore unaligned checkpoint {}: {problem}", cp.id);
-                    if let Some(f) = self.failures.last_mut() {
-                        f.restored_checkpoint = Some(cp.id);
-                        f.restore_error = Some(msg.clone());
-                    }
-                    for t in 0..self.tasks.len() {
-                        self.tasks[t].status = TaskStatus::Canceled;
-                    }
-                    self.fail_job_for_good(msg);
-                    return;
+            // `CheckpointCoordinator.extractOperatorStates`: when the restored checkpoint has
+            // the id of `recover-without-channel-state.checkpoint-id`, every operator state is
+            // restored `copyAndDiscardInFlightData` — whether or not anything is wrong with it.
+            let drop_inflight =
+                self.config.recover_without_channel_state_checkpoint_id == cp.id as i64;
+            if drop_inflight {
+                self.log.push(
+                    self.now,
+                    LogKind::Recovery,
+                    format!(
+                        "restoring checkpoint {} WITHOUT its in-flight data ({} records dropped){}",
+                        cp.id,
+                        cp.inflight_records(),
+                        problem.as_ref().map_or(String::new(), |p| format!(": {p}"))
+                    ),
+                );
+            } else if let (Some(problem), true) = (&problem, has_inflight) {
+                let msg = format!("cannot restore unaligned checkpoint {}: {problem}", cp.id);
+                if let Some(f) = self.failures.last_mut() {
+                    f.restored_checkpoint = Some(cp.id);
+                    f.restore_error = Some(msg.clone());
                 }
+                for t in 0..self.tasks.len() {
+                    self.tasks[t].status = TaskStatus::Canceled;
+                }
+                self.fail_job_for_good(msg);
+                return;
             }
             // Operator state.
             let mut offsets = BTreeMap::new();
@@ -185,23 +212,13 @@ impl Engine {
                 }
             }
             self.note_restored_offsets(offsets);
-            // Channel state.
+            // Channel state, and the time each task takes to read its state back.
             if drop_inflight {
                 lost += self.count_dropped(&cp.input_state) + self.count_dropped(&cp.output_state);
             } else {
-                for (key, records) in &cp.output_state {
-                    recovered_inflight += records.len() as u64;
-                    if let Some(c) = self.channel_by_key(*key) {
-                        self.restore_output(c, records);
-                    }
-                }
-                for (key, records) in &cp.input_state {
-                    recovered_inflight += records.len() as u64;
-                    if let Some(c) = self.channel_by_key(*key) {
-                        self.restore_input(c, records);
-                    }
-                }
+                recovered_inflight = cp.inflight_records();
             }
+            self.begin_restores(&cp, drop_inflight);
             replayed += recovered_inflight;
             self.log.push(
                 self.now,
@@ -228,16 +245,177 @@ impl Engine {
             f.recovered_inflight_records = recovered_inflight;
             f.lost_records += lost;
         }
-        for t in 0..self.tasks.len() {
-            if self.tasks[t]
-                .inputs
-                .iter()
-                .any(|&c| self.channels[c].recovered_buffers > 0)
-            {
-                self.tasks[t].status = TaskStatus::Recovering;
+        self.check_recovery_complete();
+    }
+
+    /// Every task is INITIALIZING while it restores (`StreamTask.restoreInternal`, Flink
+    /// 1.15–2.x): it reads its recovered output (`readOutputData`) and operator state
+    /// (`initializeStateAndOpenOperators`) back from checkpoint storage — the task thread
+    /// is busy that long — then reads its recovered input in the background
+    /// ([`ChannelStateReader`]) while the mailbox consumes it. Each input gate requests its
+    /// partitions (new data may flow) once its own recovered input is consumed
+    /// (`getStateConsumedFuture().thenRun(requestPartitions)`), and the task switches to
+    /// RUNNING when every gate is (`allGatesRecoveredFuture`). Until then the coordinator
+    /// triggers no checkpoint (`DefaultCheckpointPlanCalculator`).
+    ///
+    /// FLIP-547 (Flink 2.3, both off by default): with
+    /// `unaligned.recover-output-on-downstream.enabled` the upstream's recovered output is
+    /// restored on the downstream task, behind the downstream's own recovered input of that
+    /// channel; with `unaligned.during-recovery.enabled` as well, a task switches to RUNNING
+    /// before its recovered input is consumed, so checkpoints run during recovery and
+    /// persist what is not consumed yet. Simplified: the playground lets the task switch
+    /// once its reader has every recovered buffer in a channel (where a checkpoint's channel
+    /// state sees it); Flink 2.3 also checkpoints buffers still being read and filtered.
+    fn begin_restores(&mut self, cp: &CompletedCheckpoint, drop_inflight: bool) {
+        self.restores.clear();
+        let on_downstream = self.config.unaligned_recover_output_on_downstream;
+        let mut inputs: BTreeMap<usize, Vec<Record>> = BTreeMap::new();
+        let mut outputs: BTreeMap<usize, Vec<(usize, Vec<Record>)>> = BTreeMap::new();
+        if !drop_inflight {
+            for (key, records) in &cp.input_state {
+                if let Some(c) = self.channel_by_key(*key) {
+                    inputs.entry(c).or_default().extend(records.iter().cloned());
+                }
+            }
+            for (key, records) in &cp.output_state {
+                if let Some(c) = self.channel_by_key(*key) {
+                    if on_downstream {
+                        inputs.entry(c).or_default().extend(records.iter().cloned());
+                    } else {
+                        let from = self.channels[c].from_task;
+                        outputs.entry(from).or_default().push((c, records.clone()));
+                    }
+                }
             }
         }
-        self.check_recovery_complete();
+        for t in 0..self.tasks.len() {
+            let mut restore = TaskRestore::default();
+            let mut read_bytes = cp.state_bytes.get(&t).copied().unwrap_or(0);
+            if let Some(out) = outputs.remove(&t) {
+                read_bytes += out
+                    .iter()
+                    .flat_map(|(_, r)| r.iter())
+                    .map(|r| r.size as u64)
+                    .sum::<u64>();
+                restore.output = out;
+            }
+            for c in self.tasks[t].inputs.clone() {
+                self.channels[c].held_for_recovery = true;
+                let Some(records) = inputs.remove(&c) else {
+                    continue;
+                };
+                let gate = self.channels[c].gate;
+                let buffers = self.pack(c, &records);
+                self.channels[c].recovered_buffers += buffers.len() as u32;
+                for mut b in buffers {
+                    b.replayed_input = true;
+                    restore.reader.to_read.push_back((c, gate, b));
+                }
+            }
+            let took = write_time(read_bytes, self.config.storage_throughput);
+            self.tasks[t].status = TaskStatus::Recovering;
+            self.tasks[t].busy_until = self.now + took;
+            self.restores.insert(t, restore);
+            self.schedule(self.now + took, Ev::StateRestored(t));
+        }
+    }
+
+    /// Task `t` has its operator state and recovered output back: recovered output goes
+    /// into its subpartitions before any new record, and its input reader starts.
+    pub(crate) fn state_restored(&mut self, t: usize) {
+        let Some(restore) = self.restores.get_mut(&t) else {
+            return;
+        };
+        restore.restored = true;
+        for (c, records) in std::mem::take(&mut restore.output) {
+            self.restore_output(c, &records);
+        }
+        self.read_next_input(t);
+        self.check_gates_recovered(t);
+    }
+
+    /// Starts the next read of task `t`'s recovered input, if a buffer is free for it.
+    fn read_next_input(&mut self, t: usize) {
+        let (bpc, fpg, tp, now) = (
+            self.config.buffers_per_channel,
+            self.config.floating_buffers_per_gate,
+            self.config.storage_throughput,
+            self.now,
+        );
+        let channels = &self.channels;
+        let Some(restore) = self.restores.get_mut(&t) else {
+            return;
+        };
+        if let ReadStep::Read(took) = restore.reader.next(bpc, fpg, tp, now, |c| channels[c].gate) {
+            self.schedule(now + took, Ev::ChannelStateRead(t));
+        }
+    }
+
+    /// One recovered input buffer of task `t` is read: it goes into its channel.
+    pub(crate) fn channel_state_read(&mut self, t: usize) {
+        let Some((c, b)) = self.restores.get_mut(&t).and_then(|r| r.reader.read_done()) else {
+            return;
+        };
+        self.channels[c].received.push_back(Item::Data(b));
+        self.notify_data(c);
+        self.read_next_input(t);
+        self.check_gates_recovered(t);
+    }
+
+    /// The task consumed a recovered input buffer of channel `c`: the reader may go on.
+    pub(crate) fn recovered_buffer_consumed(&mut self, c: usize) {
+        let t = self.channels[c].to_task;
+        if let Some(r) = self.restores.get_mut(&t) {
+            r.reader.consumed(c);
+            self.read_next_input(t);
+        }
+    }
+
+    /// All recovered input of channel `c` was consumed.
+    pub(crate) fn channel_recovered(&mut self, c: usize) {
+        let t = self.channels[c].to_task;
+        self.check_gates_recovered(t);
+    }
+
+    /// Gates of `t` whose recovered input is consumed request their partitions; the task
+    /// is RUNNING once all are (or earlier with FLIP-547's checkpointing during recovery).
+    fn check_gates_recovered(&mut self, t: usize) {
+        let Some(restore) = self.restores.get(&t) else {
+            return;
+        };
+        if !restore.restored {
+            return;
+        }
+        let all_read = restore.reader.to_read.is_empty() && restore.reader.reading_until.is_none();
+        for g in self.tasks[t].gates.clone() {
+            let channels = self.gates[g].channels.clone();
+            let held = channels.iter().any(|&c| self.channels[c].held_for_recovery);
+            if held
+                && channels
+                    .iter()
+                    .all(|&c| self.channels[c].recovered_buffers == 0)
+            {
+                for c in channels {
+                    self.channels[c].held_for_recovery = false;
+                    self.try_send(c);
+                }
+            }
+        }
+        let gates_done = self.tasks[t]
+            .inputs
+            .iter()
+            .all(|&c| !self.channels[c].held_for_recovery);
+        let early = self.config.unaligned_during_recovery && all_read;
+        if self.tasks[t].status == TaskStatus::Recovering && (gates_done || early) {
+            self.tasks[t].status = TaskStatus::Running;
+            self.wake(t, self.now);
+            if gates_done {
+                self.restores.remove(&t);
+            }
+            self.check_recovery_complete();
+        } else if gates_done {
+            self.restores.remove(&t);
+        }
     }
 
     fn channel_by_key(&self, key: ChannelKey) -> Option<usize> {
@@ -299,39 +477,6 @@ impl Engine {
             self.channels[c].queue.push_back(Item::Data(b));
         }
         self.try_send(c);
-    }
-
-    /// Recovered input is read before anything new on its channel.
-    fn restore_input(&mut self, c: usize, records: &[Record]) {
-        let buffers = self.pack(c, records);
-        if buffers.is_empty() {
-            // Only parts of records spanning buffers: the upstream's output state has them.
-            return;
-        }
-        let ch = &mut self.channels[c];
-        ch.recovered_buffers += buffers.len() as u32;
-        ch.held_for_recovery = true;
-        for mut b in buffers {
-            b.replayed_input = true;
-            ch.received.push_back(Item::Data(b));
-        }
-        self.notify_data(c);
-    }
-
-    /// All recovered input of channel `c` was read: new data may flow.
-    pub(crate) fn channel_recovered(&mut self, c: usize) {
-        self.channels[c].held_for_recovery = false;
-        self.try_send(c);
-        let t = self.channels[c].to_task;
-        if self.tasks[t].status == TaskStatus::Recovering
-            && self.tasks[t]
-                .inputs
-                .iter()
-                .all(|&i| self.channels[i].recovered_buffers == 0)
-        {
-            self.tasks[t].status = TaskStatus::Running;
-            self.check_recovery_complete();
-        }
     }
 
     fn check_recovery_complete(&mut self) {

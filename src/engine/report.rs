@@ -15,6 +15,10 @@ pub struct Report {
     /// FNV-1a hash of the engine's event log: equal runs have equal hashes on every host.
     pub event_hash: String,
     pub checkpoints: Vec<CheckpointReport>,
+    /// Checkpoint attempts that failed before an id was taken because a task was not
+    /// RUNNING (`NOT_ALL_REQUIRED_TASKS_RUNNING`, e.g. while restoring): Flink counts them
+    /// as failed checkpoints without a history entry.
+    pub trigger_failures: u64,
     pub failures: Vec<FailureReport>,
     pub sinks: Vec<SinkReport>,
     pub operators: Vec<OperatorReport>,

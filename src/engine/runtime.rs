@@ -45,12 +45,17 @@ pub(crate) enum Ev {
     Mail(usize, Mail),
     Ack(usize, u64),
     Decline(usize, u64, String),
-    Trigger(bool),
+    /// The coordinator's periodic trigger timer of this generation.
+    Trigger(u64),
     Expire(u64),
     WriterDone(usize),
     StateWritten(usize, u64),
     Action(usize),
     Restart,
+    /// Task `t` read its operator state and output channel state back (restore).
+    StateRestored(usize),
+    /// Task `t`'s channel-state reader finished reading one recovered input buffer.
+    ChannelStateRead(usize),
     Sample,
 }
 
@@ -166,6 +171,8 @@ pub struct Engine {
     pub(crate) recovery_started: Option<Micros>,
     /// The restart strategy's state (attempts, backoff, jitter stream).
     pub(crate) restart_backoff: super::restart_strategy::RestartBackoff,
+    /// Per task being restored: its reader and the state still to put back.
+    pub(crate) restores: BTreeMap<usize, super::recovery::TaskRestore>,
     /// The job attempt whose tasks run the debloater.
     pub(crate) debloat_scheduled_epoch: Option<u32>,
     pub(crate) next_buffer_id: u64,
@@ -229,7 +236,7 @@ impl Engine {
             writers: Vec::new(),
             storage_metadata_free_at: 0,
             storage_files_created: 0,
-            coordinator: Coordinator::default(),
+            coordinator: Coordinator::new(spec.seed),
             external,
             paths: Vec::new(),
             failures: Vec::new(),
@@ -242,6 +249,7 @@ impl Engine {
             source_high_water: BTreeMap::new(),
             recovery_started: None,
             restart_backoff: super::restart_strategy::RestartBackoff::new(spec.seed),
+            restores: BTreeMap::new(),
             debloat_scheduled_epoch: None,
             log: EventLog::default(),
             samples: Vec::new(),
@@ -610,7 +618,7 @@ impl Engine {
             }
             Ev::Ack(t, id) => self.coordinator_ack(t, id),
             Ev::Decline(t, id, reason) => self.coordinator_decline(t, id, reason),
-            Ev::Trigger(periodic) => self.coordinator_trigger_event(periodic),
+            Ev::Trigger(generation) => self.coordinator_timer(generation),
             Ev::Expire(id) => self.coordinator_expire(id),
             Ev::WriterDone(w) => self.writer_done(w),
             Ev::StateWritten(t, id) => self.state_written(t, id),
@@ -622,6 +630,8 @@ impl Engine {
                 self.perform(&action);
             }
             Ev::Restart => self.restart(),
+            Ev::StateRestored(t) => self.state_restored(t),
+            Ev::ChannelStateRead(t) => self.channel_state_read(t),
             Ev::Sample => {
                 self.take_sample();
                 self.schedule(self.now + SAMPLE_PERIOD, Ev::Sample);
@@ -663,7 +673,7 @@ impl Engine {
                     LogKind::User,
                     "checkpoint requested by the user".into(),
                 );
-                self.coordinator_trigger_request();
+                self.coordinator_user_request();
             }
             Action::SetConfig { key, value } => {
                 // Validated with the spec; an invalid change is never half-applied.

@@ -148,6 +148,7 @@ pub fn build_report(engine: &Engine) -> Report {
         .to_string(),
         event_hash: format!("{:016x}", engine.event_hash()),
         checkpoints,
+        trigger_failures: engine.coordinator.failed_without_id,
         failures: engine.failures.clone(),
         sinks,
         operators,

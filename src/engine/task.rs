@@ -12,6 +12,7 @@
 use super::barrier_handler::BarrierHandler;
 use super::checkpoint::SubtaskCheckpoint;
 use super::network::Barrier;
+pub use super::op_state::{OpState, SinkTxns};
 use super::record::Record;
 use super::time::Micros;
 use serde::Serialize;
@@ -19,7 +20,8 @@ use std::collections::{BTreeMap, VecDeque};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum TaskStatus {
-    /// Deployed, restoring: replaying recovered input channel state.
+    /// Flink's `INITIALIZING`: deployed, reading its state back and consuming its recovered
+    /// input channel state (see `recovery.rs`); no checkpoint is triggered meanwhile.
     Recovering,
     Running,
     /// End of input reached; waits for a checkpoint taken after it to complete.
@@ -61,27 +63,6 @@ pub struct Emit {
     pub record: Record,
     /// Bytes of the record still to be written (records may span buffers).
     pub remaining: u32,
-}
-
-/// Transactions of a two-phase-commit sink subtask.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct SinkTxns {
-    pub open: Vec<Record>,
-    /// Pre-committed in the snapshot of checkpoint `id`, committed on its completion.
-    pub pending: BTreeMap<u64, Vec<Record>>,
-}
-
-/// Operator state: what a snapshot copies and a restore puts back.
-#[derive(Clone, Debug, PartialEq)]
-pub enum OpState {
-    /// Next offset to read (Kafka-style position).
-    Source {
-        offset: u64,
-    },
-    Stateless,
-    /// Keyed running sums.
-    Keyed(BTreeMap<u64, i64>),
-    Sink(SinkTxns),
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]

@@ -495,6 +495,12 @@ pub fn config_value(key: &str, c: &EngineConfig) -> Option<ConfigValue> {
         "execution.checkpointing.recover-without-channel-state.checkpoint-id" => {
             Some(Number(c.recover_without_channel_state_checkpoint_id.into()))
         }
+        "execution.checkpointing.unaligned.recover-output-on-downstream.enabled" => {
+            Some(Bool(c.unaligned_recover_output_on_downstream))
+        }
+        "execution.checkpointing.unaligned.during-recovery.enabled" => {
+            Some(Bool(c.unaligned_during_recovery))
+        }
         "taskmanager.memory.segment-size" => size(c.segment_size as u64),
         "taskmanager.memory.min-segment-size" => size(c.min_segment_size as u64),
         "taskmanager.network.memory.buffers-per-channel" => count(c.buffers_per_channel),

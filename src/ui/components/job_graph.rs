@@ -672,7 +672,7 @@ pub fn activity_name(a: Activity) -> &'static str {
 
 pub fn status_name(s: TaskStatus) -> &'static str {
     match s {
-        TaskStatus::Recovering => "RECOVERING",
+        TaskStatus::Recovering => "INITIALIZING",
         TaskStatus::Running => "RUNNING",
         TaskStatus::Finishing => "FINISHING",
         TaskStatus::Finished => "FINISHED",
