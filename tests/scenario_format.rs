@@ -388,6 +388,14 @@ fn every_config_key_round_trips_with_a_non_default_value() {
             "execution.checkpointing.recover-without-channel-state.checkpoint-id",
             "12",
         ),
+        (
+            "execution.checkpointing.unaligned.recover-output-on-downstream.enabled",
+            "true",
+        ),
+        (
+            "execution.checkpointing.unaligned.during-recovery.enabled",
+            "true",
+        ),
         ("taskmanager.memory.segment-size", "1000b"),
         ("taskmanager.memory.min-segment-size", "512b"),
         ("taskmanager.network.memory.buffers-per-channel", "0"),
@@ -456,6 +464,11 @@ fn every_config_key_round_trips_with_a_non_default_value() {
     let base = scenario::preset("healthy").unwrap();
     for (key, value) in samples {
         let mut doc = base.clone();
+        if *key == "execution.checkpointing.unaligned.during-recovery.enabled" {
+            // FLIP-547: checkpointing during recovery needs the output on the downstream.
+            let needs = "execution.checkpointing.unaligned.recover-output-on-downstream.enabled";
+            doc.set_config(needs, "true").unwrap();
+        }
         doc.set_config(key, value).unwrap();
         let spec = match to_spec(&doc) {
             Ok(s) => s,
