@@ -17,7 +17,7 @@
 //! [`project`] (pom.xml, run-local.sh, README), [`zip`] (a store-only zip for the UI's
 //! download), [`figures`] (Flink's REST statistics and the simulator's report as comparable
 //! figures), and natively [`calibrate`] (runs an export on a real MiniCluster beside the
-//! simulator).
+//! simulator) and [`fidelity`] (the FIDELITY.md table of every exportable preset).
 
 pub mod config_map;
 pub mod figures;
@@ -28,6 +28,8 @@ pub mod zip;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub mod calibrate;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod fidelity;
 
 pub use notes::Notes;
 

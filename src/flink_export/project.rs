@@ -21,7 +21,8 @@ pub const RUN_LOCAL: &str = r#"#!/usr/bin/env bash
 #
 # Environment: PYFLINK_LIB (the pip package's pyflink/lib; found through python3 if unset),
 # REST_PORT (default 8081), OUT (output folder, default ./output), JAVA_OPTS (default
-# -Xmx1g), COMPILE_ONLY=1 (compile and stop).
+# -Xmx1g), COMPILE_ONLY=1 (compile and stop), CLASSES (where classes go, default ./classes),
+# SKIP_COMPILE=1 (run classes compiled before).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 if [[ -z "${PYFLINK_LIB:-}" ]]; then
@@ -33,14 +34,17 @@ if [[ ! -d "${PYFLINK_LIB:-}" ]]; then
 fi
 command -v javac >/dev/null || { echo "run-local.sh: javac not found (a JDK 17 is needed)" >&2; exit 1; }
 OUT="${OUT:-$HERE/output}"
-mkdir -p "$HERE/classes" "$OUT"
-javac -nowarn -encoding UTF-8 -d "$HERE/classes" -cp "$PYFLINK_LIB/*" "$HERE"/src/main/java/playground/*.java
+CLASSES="${CLASSES:-$HERE/classes}"
+mkdir -p "$CLASSES" "$OUT"
+if [[ "${SKIP_COMPILE:-0}" != 1 ]]; then
+    javac -nowarn -encoding UTF-8 -d "$CLASSES" -cp "$PYFLINK_LIB/*" "$HERE"/src/main/java/playground/*.java
+fi
 if [[ "${COMPILE_ONLY:-0}" == 1 ]]; then
     exit 0
 fi
 # shellcheck disable=SC2086
 exec java ${JAVA_OPTS:--Xmx1g} -Dlog4j.configurationFile="$HERE/log4j2.properties" \
-    -cp "$PYFLINK_LIB/*:$HERE/classes" playground.ScenarioJob "$HERE" "$OUT" "${1:-${DURATION:-}}"
+    -cp "$PYFLINK_LIB/*:$CLASSES" playground.ScenarioJob "$HERE" "$OUT" "${1:-${DURATION:-}}"
 "#;
 
 pub const LOG4J: &str = "\
