@@ -239,7 +239,8 @@ pub fn translate(doc: &Document, spec: &JobSpec, notes: &mut Notes) -> String {
     out += "taskmanager.host: 127.0.0.1\ntaskmanager.bind-host: 127.0.0.1\n";
     out += "jobmanager.bind-host: 127.0.0.1\njobmanager.rpc.address: 127.0.0.1\n";
     out += "web.checkpoints.history: 1000\n";
-    out += "# REST metrics refresh every second (default 10 s), for calibrate's throughput window.\n";
+    out +=
+        "# REST metrics refresh every second (default 10 s), for calibrate's throughput window.\n";
     out += "metrics.fetcher.update-interval: 1000\n";
     out += "state.backend.type: hashmap\nexecution.checkpointing.storage: filesystem\n";
     out += "# execution.checkpointing.dir defaults to <output>/checkpoints (set by ScenarioJob).\n";
