@@ -68,6 +68,8 @@ pub struct ModeResult {
     pub throughput_window_ms: (f64, f64),
     pub flink_checkpoints: Vec<figures::Checkpoint>,
     pub flink_failures: Vec<String>,
+    /// Scenario time (ms) of each failure in Flink's exception history.
+    pub flink_failure_ms: Vec<f64>,
     pub flink_restored_checkpoint: Option<u64>,
     pub flink_job_status: String,
     pub simulator_failures: usize,
@@ -589,6 +591,14 @@ pub fn calibrate(doc: &Document, opts: &Options) -> Result<Calibration, Scenario
                 h.pointer("/latest/restored/id").and_then(Value::as_u64);
         }
         if let Ok(x) = http_get(port, &format!("/jobs/{job}/exceptions")) {
+            result.flink_failure_ms = x
+                .pointer("/exceptionHistory/entries")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|e| e.get("timestamp").and_then(Value::as_f64))
+                .map(|t| t - t0)
+                .collect();
             result.flink_failures = x
                 .pointer("/exceptionHistory/entries")
                 .and_then(Value::as_array)
