@@ -514,7 +514,7 @@ pub fn calibrate(doc: &Document, opts: &Options) -> Result<Calibration, Scenario
         let mut details: BTreeMap<u64, Vec<Value>> = BTreeMap::new();
         let mut history: Vec<Value> = Vec::new();
         let mut metric: Option<(String, String)> = None;
-        let (mut c0, mut c1) = (None, None);
+        let mut samples: Vec<(f64, f64)> = Vec::new();
         let hard_limit = Duration::from_micros(until) + Duration::from_secs(30);
         loop {
             let now = epoch_ms();
@@ -566,12 +566,12 @@ pub fn calibrate(doc: &Document, opts: &Options) -> Result<Calibration, Scenario
             if metric.is_none() {
                 metric = bottleneck_metric(port, &job, &bn, bn_source);
             }
+            // Sampled on every poll: the REST metric store is refreshed only when asked (at
+            // most every metrics.fetcher.update-interval), so a single late request returns a
+            // stale count. Samples lag by at most the interval, the same at both ends.
             if let Some((vid, m)) = &metric {
-                if c0.is_none() && scen_ms >= win.0 as f64 / 1000.0 {
-                    c0 = metric_sum(port, &job, vid, m).map(|c| (c, scen_ms));
-                }
-                if c1.is_none() && scen_ms >= win.1 as f64 / 1000.0 {
-                    c1 = metric_sum(port, &job, vid, m).map(|c| (c, scen_ms));
+                if let Some(c) = metric_sum(port, &job, vid, m) {
+                    samples.push((scen_ms, c));
                 }
             }
             if now >= end_ms + 1500.0 || run_started.elapsed() > hard_limit {
@@ -628,8 +628,13 @@ pub fn calibrate(doc: &Document, opts: &Options) -> Result<Calibration, Scenario
                 figures::flink_checkpoint(e, details.get(&id).map(Vec::as_slice).unwrap_or(&[]), t0)
             })
             .collect();
-        let throughput = match (c0, c1) {
-            (Some((a, ta)), Some((b, tb))) if tb > ta => Some((b - a) / ((tb - ta) / 1000.0)),
+        let lag = 1000.0;
+        let in_window: Vec<&(f64, f64)> = samples
+            .iter()
+            .filter(|(t, _)| *t >= win.0 as f64 / 1000.0 + lag && *t <= win.1 as f64 / 1000.0 + lag)
+            .collect();
+        let throughput = match (in_window.first(), in_window.last()) {
+            (Some((ta, a)), Some((tb, b))) if tb > ta => Some((b - a) / ((tb - ta) / 1000.0)),
             _ => None,
         };
         result.flink = figures::of(&cps, until as f64 / 1000.0, throughput);
