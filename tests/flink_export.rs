@@ -266,3 +266,43 @@ fn figures_pair_flink_with_the_simulator() {
     let in_progress = serde_json::json!({"id": 5, "status": "IN_PROGRESS"});
     assert!(figures::flink_checkpoint(&in_progress, &[], 0.0).is_none());
 }
+
+#[test]
+fn the_cli_writes_the_export_and_refuses_a_missing_folder() {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = env!("CARGO_BIN_EXE_checkpoint-playground");
+    let dir = std::env::temp_dir().join(format!("cp-flink-export-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = std::process::Command::new(bin)
+        .args([
+            "export",
+            "--flink",
+            dir.to_str().unwrap(),
+            "--preset",
+            "two-phases",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("not exported: config.playground.storage.throughput"),
+        "{stdout}"
+    );
+    let script = dir.join("run-local.sh");
+    assert!(std::fs::metadata(&script).unwrap().permissions().mode() & 0o111 != 0);
+    assert!(dir
+        .join("src/main/java/playground/ScenarioJob.java")
+        .is_file());
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = std::process::Command::new(bin)
+        .args(["export", "--preset", "two-phases"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("needs --flink DIR"));
+}
