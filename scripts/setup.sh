@@ -2,7 +2,8 @@
 # Installs what building and testing the playground needs, and only what is missing:
 # the wasm32 target, rustfmt + clippy, wasm-bindgen-cli at exactly Cargo.lock's
 # wasm-bindgen version, wasm-pack 0.15.1, Debian's chromium + chromium-driver, and
-# the npm tools in www/ (binaryen's wasm-opt, playwright-core) from package-lock.json.
+# the npm tools in www/ (binaryen's wasm-opt, playwright-core) from package-lock.json,
+# and for the Flink layer JDK 17 and apache-flink 2.3.0 in .flink-venv (setup-flink.sh).
 # Idempotent: every step checks a version first, so a re-run takes about a second.
 # Nothing here downloads binaries from outside the package registries.
 set -euo pipefail
@@ -97,5 +98,8 @@ else
     }
     echo "$want_stamp" >"$STAMP"
 fi
+
+# --- real Apache Flink for the 6th test layer: JDK 17 + apache-flink in .flink-venv ---
+bash "$ROOT/scripts/setup-flink.sh" | sed '/^PYFLINK_LIB=/d'
 
 say "done in $(elapsed "$START") s"

@@ -6,6 +6,8 @@
 #              in a release build (tests/engine_properties.rs)
 #   4 wasm     tests/wasm_*.rs in headless Chromium (wasm-bindgen-test-runner)
 #   5 e2e      the release site built, served on 127.0.0.1, driven by playwright-core
+#   6 flink    every preset's export compiles against real Flink 2.3.0, and a short export
+#              runs on a MiniCluster in AC and UC (scripts/test-flink.sh)
 # Each layer's full output goes to target/test-logs/<layer>.log; the terminal gets
 # the runners' summary lines (the whole log of a layer that failed), or everything
 # with VERBOSE=1. Runs scripts/setup.sh first (skip with SKIP_SETUP=1).
@@ -109,6 +111,10 @@ layer_e2e() {
     return "$status"
 }
 
+layer_flink() {
+    step flink bash "$ROOT/scripts/test-flink.sh"
+}
+
 # Prints the lines of LAYER's log that summarise its runners.
 summary() {
     local log="$LOGS/$1.log" lines
@@ -125,10 +131,12 @@ summary() {
         e2e)
             grep -E 'bytes raw' "$log" | sed 's/^/ /'
             grep -E '^ℹ (tests|pass|fail|duration_ms)' "$log" | sed 's/^/  /' ;;
+        flink)
+            grep -E '^(test-flink: |  (aligned|unaligned))' "$log" | sed 's/^/  /' ;;
     esac
 }
 
-LAYERS=(format lint native wasm e2e)
+LAYERS=(format lint native wasm e2e flink)
 FAILED=()
 for layer in "${LAYERS[@]}"; do
     : >"$LOGS/$layer.log"

@@ -4,9 +4,12 @@
 //! - [`engine`]: the checkpoint runtime in plain Rust (no web dependency), driven by
 //!   virtual time; the same code runs natively, in the CLI, and in wasm.
 //! - [`scenario`]: the versioned scenario document, validation, presets and links.
+//! - [`flink_export`]: a scenario as a runnable Apache Flink job, and calibration of the
+//!   simulator against real Flink (`scenario -> flink_export`, never the other way).
 //! - `ui` (wasm only): the Yew playground, which reads engine views and sends commands.
 
 pub mod engine;
+pub mod flink_export;
 pub mod scenario;
 
 #[cfg(target_arch = "wasm32")]

@@ -17,6 +17,7 @@ use checkpoint_playground::engine::physical_plan::{
 use checkpoint_playground::engine::report::Report;
 use checkpoint_playground::engine::time::{format_bytes, format_duration, parse_duration, Micros};
 use checkpoint_playground::engine::Engine;
+use checkpoint_playground::flink_export::{self, calibrate};
 use checkpoint_playground::scenario::compare::{Comparison, Figures};
 use checkpoint_playground::scenario::error::excerpt;
 use checkpoint_playground::scenario::{self, moment, Document, ScenarioError};
@@ -48,6 +49,16 @@ USAGE:
                                                         it yet)
   checkpoint-playground presets                         list preset names, one a line
   checkpoint-playground show --preset NAME              print a preset's JSON
+  checkpoint-playground export --flink DIR SCENARIO.json|--preset NAME
+                                                        write the scenario as a runnable Flink
+                                                        Java job (DIR/README.md says what maps)
+  checkpoint-playground calibrate SCENARIO.json|--preset NAME [--modes aligned,unaligned]
+                        [--duration 40s] [--json FILE] [--work DIR]
+                                                        run it on a real Flink MiniCluster and in
+                                                        the simulator, print both side by side
+  checkpoint-playground fidelity [--duration 40s] [--out FIDELITY.md]
+                                                        calibrate every exportable preset in AC
+                                                        and UC and write the fidelity table
   checkpoint-playground --help
 
 RUN OPTIONS:
@@ -313,6 +324,9 @@ fn other_command(args: &[String]) -> Result<(), ScenarioError> {
             }
             Ok(())
         }
+        "export" => export_flink(rest),
+        "calibrate" => calibrate::cli_calibrate(rest),
+        "fidelity" => calibrate::cli_fidelity(rest),
         "show" => {
             let opts = parse_run(rest)?;
             let doc = load(&opts)?;
@@ -323,9 +337,65 @@ fn other_command(args: &[String]) -> Result<(), ScenarioError> {
         other if other.starts_with('-') => Err(fail(other, "unknown option (see --help)")),
         other => Err(fail(
             other,
-            "unknown command (use run, plan, link, presets, show or --help)",
+            "unknown command (use run, plan, link, presets, show, export, calibrate, fidelity or --help)",
         )),
     }
+}
+
+/// `export --flink DIR SCENARIO`: writes the Flink job and prints what could not be exported.
+fn export_flink(rest: &[String]) -> Result<(), ScenarioError> {
+    let mut dir = None;
+    let mut others = Vec::new();
+    let mut it = rest.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--flink" => {
+                dir = Some(
+                    it.next()
+                        .cloned()
+                        .ok_or_else(|| fail("--flink", "needs a folder"))?,
+                )
+            }
+            _ => others.push(a.clone()),
+        }
+    }
+    let dir = dir.ok_or_else(|| fail("export", "needs --flink DIR (the folder to write)"))?;
+    let opts = parse_run(&others)?;
+    let doc = load(&opts)?;
+    let export = flink_export::export(&doc)?;
+    write_export(&export, std::path::Path::new(&dir))?;
+    println!(
+        "wrote {} files to {dir}: run it with {dir}/run-local.sh {} (see {dir}/README.md)",
+        export.files.len(),
+        doc.duration
+    );
+    for n in &export.notes.not_exported {
+        println!("not exported: {n}");
+    }
+    Ok(())
+}
+
+/// Writes an export's files under `dir` (run-local.sh executable).
+fn write_export(
+    export: &flink_export::FlinkExport,
+    dir: &std::path::Path,
+) -> Result<(), ScenarioError> {
+    for f in &export.files {
+        let path = dir.join(&f.path);
+        let shown = path.display().to_string();
+        let cannot = |e: std::io::Error| fail(shown.as_str(), format!("cannot write: {e}"));
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(cannot)?;
+        }
+        std::fs::write(&path, &f.contents).map_err(cannot)?;
+        #[cfg(unix)]
+        if f.executable {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+                .map_err(cannot)?;
+        }
+    }
+    Ok(())
 }
 
 fn parse_run(args: &[String]) -> Result<RunOptions, ScenarioError> {

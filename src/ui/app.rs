@@ -517,6 +517,13 @@ impl App {
             Command::Compare(choice) => self.set_compare(choice),
             Command::DismissBanner => self.banner = None,
             Command::ExportJson => self.export_json(),
+            Command::ExportFlink => {
+                let (_, json) = self.sim.export_file();
+                self.share_note = Some(match crate::ui::flink_download::download(&json) {
+                    Ok(note) => (note, false),
+                    Err(e) => (format!("The Flink export failed: {e}"), true),
+                });
+            }
             Command::CopyJson => self.copy_json(ctx),
             Command::ToggleImport => {
                 self.import_open = !self.import_open;

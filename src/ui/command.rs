@@ -38,6 +38,8 @@ pub enum Command {
     DismissBanner,
     /// Download the run (recorded actions included) as a scenario JSON file.
     ExportJson,
+    /// Download the run's scenario as a zip of its Flink job (issue 16).
+    ExportFlink,
     /// Copy the run's scenario JSON to the clipboard.
     CopyJson,
     /// Show / hide the import dialog.

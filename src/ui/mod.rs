@@ -14,7 +14,8 @@
 //! [`chart_export`] (charts as data and as standalone SVG), [`clipboard`] (clipboard
 //! and downloads), [`panic`] (the page's answer to a panic: an overlay with the report and a
 //! way back to the scenario),
-//! [`compare`] (two runs of one scenario in lockstep for the comparison view).
+//! [`compare`] (two runs of one scenario in lockstep for the comparison view),
+//! [`flink_download`] (*Export Flink job*: the scenario's Flink job as a zip).
 
 pub mod app;
 pub mod chart_export;
@@ -22,6 +23,7 @@ pub mod clipboard;
 pub mod command;
 pub mod compare;
 pub mod components;
+pub mod flink_download;
 pub mod format;
 pub mod layout;
 pub mod markers;

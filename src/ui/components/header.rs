@@ -6,7 +6,8 @@
 //! share (copied / long-link warning) is `share-note`; the checkbox `share-at-time`
 //! ("at current time") makes Share append the current moment (`&t=31s`) to the link, also used for the outcome of
 //! Export JSON (`export-json`) and Copy JSON (`copy-json`, shown only where the page
-//! has a clipboard). `import-json` opens the import dialog; "Edit job" (`edit-job`)
+//! has a clipboard), and of Export Flink job (`export-flink`, a zip of the scenario's Flink
+//! job). `import-json` opens the import dialog; "Edit job" (`edit-job`)
 //! opens the job editor; `theme-toggle` switches between the dark and light theme.
 
 use yew::prelude::*;
@@ -135,6 +136,10 @@ pub fn header(props: &HeaderProps) -> Html {
                 <button type="button" class="header-button" data-testid="export-json" onclick={emit(Command::ExportJson)}
                     title="Download this run, with everything you did, as a scenario JSON file">
                     { "Export JSON" }
+                </button>
+                <button type="button" class="header-button" data-testid="export-flink" onclick={emit(Command::ExportFlink)}
+                    title="Download this run as a runnable Apache Flink job (a zip: Java job, config.yaml, run-local.sh, README of what maps)">
+                    { "Export Flink job" }
                 </button>
                 if clipboard::available() {
                     <button type="button" class="header-button" data-testid="copy-json" onclick={emit(Command::CopyJson)}
