@@ -14,7 +14,7 @@
 //! know (added to the engine after it) is listed too, never dropped in silence.
 
 use super::notes::Notes;
-use crate::engine::config::{canonical_key, KEYS};
+use crate::engine::config::{canonical_key, EngineConfig, KEYS};
 use crate::engine::spec::JobSpec;
 use crate::scenario::convert::config_value;
 use crate::scenario::{ActionDoc, Document};
@@ -26,8 +26,8 @@ enum Mapping {
     Key(&'static str),
     /// No longer an option in Flink 2.3: fixed at this value.
     Fixed(&'static str),
-    /// The playground's fixed-delay restart (its delay): a fixed-delay strategy.
-    RestartDelay,
+    /// A slot-layout key: written with the layout, from the physical plan.
+    Layout,
     /// A cost or switch of the model with no Flink option.
     Model(&'static str),
 }
@@ -52,7 +52,32 @@ fn mapping(key: &str) -> Option<Mapping> {
         | "taskmanager.network.memory.buffer-debloat.target"
         | "taskmanager.network.memory.buffer-debloat.period"
         | "taskmanager.network.memory.buffer-debloat.samples"
-        | "taskmanager.network.memory.buffer-debloat.threshold-percentages" => Key(key_static(key)),
+        | "taskmanager.network.memory.buffer-debloat.threshold-percentages"
+        | "execution.checkpointing.unaligned.recover-output-on-downstream.enabled"
+        | "execution.checkpointing.unaligned.during-recovery.enabled"
+        | "restart-strategy.type"
+        | "restart-strategy.fixed-delay.attempts"
+        | "restart-strategy.fixed-delay.delay"
+        | "restart-strategy.failure-rate.max-failures-per-interval"
+        | "restart-strategy.failure-rate.failure-rate-interval"
+        | "restart-strategy.failure-rate.delay"
+        | "restart-strategy.exponential-delay.initial-backoff"
+        | "restart-strategy.exponential-delay.max-backoff"
+        | "restart-strategy.exponential-delay.backoff-multiplier"
+        | "restart-strategy.exponential-delay.reset-backoff-threshold"
+        | "restart-strategy.exponential-delay.jitter-factor"
+        | "restart-strategy.exponential-delay.attempts-before-reset-backoff"
+        | "pipeline.operator-chaining.enabled"
+        | "taskmanager.load-balance.mode"
+        | "jobmanager.execution.failover-strategy" => Key(key_static(key)),
+        // The slot layout is written below, from the physical plan.
+        "taskmanager.numberOfTaskSlots" | "minicluster.number-of-taskmanagers" => Layout,
+        "cluster.evenly-spread-out-slots" => Model(
+            "removed in Flink 2.0 (taskmanager.load-balance.mode: SLOTS is its 2.x spelling)",
+        ),
+        "playground.flink.version" => Model(
+            "the Flink release whose defaults the simulator uses; the export targets Flink 2.3",
+        ),
         "execution.checkpointing.recover-without-channel-state.checkpoint-id" => {
             Key("execution.state-recovery.without-channel-state.checkpoint-id")
         }
@@ -61,7 +86,6 @@ fn mapping(key: &str) -> Option<Mapping> {
         "taskmanager.network.memory.floating-buffers-per-gate" => Fixed("8"),
         "taskmanager.network.memory.max-buffers-per-channel" => Fixed("10"),
         "taskmanager.network.memory.max-overdraft-buffers-per-gate" => Fixed("20"),
-        "restart-strategy.fixed-delay.delay" => RestartDelay,
         "playground.network.latency" => Model("the latency of a network hop; here it is loopback's"),
         "playground.rpc.latency" => Model("the latency of a coordinator RPC; here it is in-JVM"),
         "playground.storage.throughput" => {
@@ -107,6 +131,13 @@ fn keys_set(doc: &Document) -> BTreeSet<String> {
 /// TaskManager with as many slots as the largest parallelism, all operators in the default
 /// slot-sharing group), since the scenario has no slot layout of its own yet.
 pub fn slots(spec: &JobSpec) -> (u32, u32) {
+    let c = &spec.config;
+    let layout_set = c.task_managers.is_some() || c.slots_per_task_manager != 1;
+    if layout_set {
+        if let Ok(plan) = crate::engine::physical_plan::PhysicalPlan::build(spec) {
+            return (plan.task_managers, plan.slots_per_task_manager);
+        }
+    }
     let max_p = spec
         .operators
         .iter()
@@ -129,7 +160,10 @@ pub fn translate(doc: &Document, spec: &JobSpec, notes: &mut Notes) -> String {
             Some(Mapping::Key(flink)) => {
                 // Written when set; segment-size always (the playground's default differs
                 // from Flink's 32 kb, and Flink should run what the simulator runs).
-                let always = k.key == "taskmanager.memory.segment-size";
+                let always = k.key == "taskmanager.memory.segment-size"
+                    || value
+                        != config_value(k.key, &EngineConfig::default())
+                            .map(|v| v.to_flink_string());
                 if !(is_set || always) {
                     continue;
                 }
@@ -169,17 +203,13 @@ pub fn translate(doc: &Document, spec: &JobSpec, notes: &mut Notes) -> String {
                     ));
                 }
             }
-            Some(Mapping::RestartDelay) => {
-                let Some(v) = value else { continue };
-                lines.push("restart-strategy.type: fixed-delay".into());
-                lines.push("restart-strategy.fixed-delay.attempts: 2147483647".into());
-                lines.push(format!(
-                    "restart-strategy.fixed-delay.delay: {}",
-                    yaml_scalar(&v)
-                ));
-                notes.exact(format!(
-                    "{path}: {v} (a fixed-delay restart strategy, as the simulator restarts; Flink's own default with checkpointing is exponential-delay)"
-                ));
+            Some(Mapping::Layout) => {
+                if is_set {
+                    notes.exact(format!(
+                        "{path}: {} (the MiniCluster's layout below)",
+                        value.unwrap_or_default()
+                    ));
+                }
             }
             Some(Mapping::Model(why)) => {
                 if is_set {
@@ -244,9 +274,15 @@ pub fn translate(doc: &Document, spec: &JobSpec, notes: &mut Notes) -> String {
     out += "metrics.fetcher.update-interval: 1000\n";
     out += "state.backend.type: hashmap\nexecution.checkpointing.storage: filesystem\n";
     out += "# execution.checkpointing.dir defaults to <output>/checkpoints (set by ScenarioJob).\n";
-    notes.approximate(format!(
-        "slot layout: {tms} TaskManager with {slots} slots (Flink's local default: the scenario has no layout yet), so every channel is a LocalInputChannel; the simulator's channels are all remote (credit-based)"
-    ));
+    if tms == 1 {
+        notes.approximate(format!(
+            "slot layout: {tms} TaskManager with {slots} slots (the scenario pins no layout: Flink's local default), so every channel is a LocalInputChannel; the simulator's channels are all remote (credit-based) until it runs the physical plan"
+        ));
+    } else {
+        notes.approximate(format!(
+            "slot layout: {tms} TaskManagers with {slots} slots each, as the scenario's physical plan (`plan`) places them; Flink's channels between subtasks of one TaskManager are local, the simulator's are all remote (credit-based) until it runs the physical plan"
+        ));
+    }
     out
 }
 

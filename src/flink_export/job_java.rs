@@ -223,10 +223,20 @@ pub fn generate(doc: &Document, spec: &JobSpec, notes: &mut Notes) -> String {
                     .collect(),
             )
         };
-        let tail = format!(
+        let mut tail = format!(
             ".setParallelism({}).name({name}).uid({name})",
             o.parallelism
         );
+        // The chaining overrides and slot-sharing group (SingleOutputStreamOperator's
+        // disableChaining / startNewChain / slotSharingGroup), as the physical plan reads them.
+        match o.chaining.strategy {
+            crate::engine::spec::ChainingStrategy::Always => {}
+            crate::engine::spec::ChainingStrategy::Head => tail += ".startNewChain()",
+            crate::engine::spec::ChainingStrategy::Never => tail += ".disableChaining()",
+        }
+        if let Some(group) = &o.chaining.slot_sharing_group {
+            tail += &format!(".slotSharingGroup({})", java_str(group));
+        }
         if o.cost > 0 {
             notes.approximate(format!(
                 "{path}.cost: {} per record ({}), spent by parking the task thread (LockSupport.parkNanos; the mean service time is held, single records vary by the timer slack, ~50 us)",
@@ -245,7 +255,7 @@ pub fn generate(doc: &Document, spec: &JobSpec, notes: &mut Notes) -> String {
                 );
                 let rates = rate_steps.get(o.id.as_str()).cloned().unwrap_or_default();
                 let rate = schedule(s.rate, &rates);
-                if s.legacy {
+                if s.api == crate::engine::spec::SourceApi::Legacy {
                     let records = s
                         .records
                         .map(|r| format!("{r}L"))
