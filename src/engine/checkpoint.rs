@@ -516,8 +516,17 @@ impl Engine {
     }
 
     /// The coordinator's trigger RPC reached a task (a source, or a task whose inputs all ended).
+    ///
+    /// A trigger for a checkpoint this task already started is dropped: the task reached the
+    /// end of its input while the RPC was on its way and took the checkpoint then
+    /// (`trigger_pending_after_inputs_ended`); Flink sends one RPC per task and checkpoint,
+    /// so the second one must not reach `checkpointState`'s out-of-order path, which would
+    /// abort the checkpoint this task already acknowledged.
     pub(crate) fn trigger_at_task(&mut self, t: usize, barrier: Barrier) {
         let id = barrier.id;
+        if self.tasks[t].checkpoints.contains_key(&id) || self.tasks[t].last_checkpoint_id >= id {
+            return;
+        }
         if self.tasks[t].status == TaskStatus::Recovering {
             self.decline(t, id, "CHECKPOINT_DECLINED_TASK_NOT_READY");
             self.broadcast_cancel(t, id);

@@ -16,7 +16,7 @@
 
 use super::barrier_handler::BarrierHandler;
 use super::channel_state::ChannelStateWriter;
-use super::config::EngineConfig;
+use super::config::{BarrierKind, EngineConfig};
 use super::coordinator::Coordinator;
 use super::graph::{self, EdgeRuntime};
 use super::log::{EventLog, LogKind};
@@ -612,7 +612,16 @@ impl Engine {
             }
             Ev::Mail(t, mail) => {
                 if self.tasks[t].is_live() {
-                    self.tasks[t].mailbox.push_back(mail);
+                    // Flink 2.x `StreamTask.triggerCheckpointAsync` sends the trigger of an
+                    // unaligned checkpoint as an urgent mail (`MailOptions.urgent()`), which
+                    // `TaskMailboxImpl.put` puts at the head of the mailbox (`putFirst`);
+                    // every other mail (aligned triggers included) goes to the tail.
+                    let urgent = matches!(&mail, Mail::TriggerCheckpoint(b) if b.original == BarrierKind::Unaligned);
+                    if urgent {
+                        self.tasks[t].mailbox.push_front(mail);
+                    } else {
+                        self.tasks[t].mailbox.push_back(mail);
+                    }
                     self.wake(t, self.now);
                 }
             }

@@ -211,6 +211,14 @@ pub fn translate(doc: &Document, spec: &JobSpec, notes: &mut Notes) -> String {
                     ));
                 }
             }
+            Some(Mapping::Model(why)) if k.key == "playground.flink.version" => {
+                if is_set {
+                    notes.approximate(format!(
+                        "{path}: {} — {why}; the settings whose defaults differ are listed one by one",
+                        value.unwrap_or_default()
+                    ));
+                }
+            }
             Some(Mapping::Model(why)) => {
                 if is_set {
                     notes.not_exported(format!("{path}: {} — {why}", value.unwrap_or_default()));
