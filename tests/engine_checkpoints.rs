@@ -9,27 +9,9 @@ use checkpoint_playground::engine::spec::*;
 use checkpoint_playground::engine::{Engine, JobStatus};
 use common::*;
 
-/// sources(2) -rebalance-> map(2) -hash-> count(2) -rebalance-> sink(1): every edge can
-/// carry unaligned barriers. `sink_cost` sets the backpressure.
+/// [`backpressured_job`] over 20s.
 fn backpressured(config: &[(&str, &str)], sink_cost: &str) -> JobSpec {
-    let mut cfg = vec![("execution.checkpointing.interval", "1s")];
-    cfg.extend_from_slice(config);
-    job(
-        "backpressured",
-        "20s",
-        &cfg,
-        vec![
-            source("src", 2, 1000.0, None),
-            op("map", OperatorKind::Map, 2, "50us"),
-            op("count", OperatorKind::KeyedAggregate, 2, "100us"),
-            sink("out", 1, sink_cost, SinkDelivery::TwoPhaseCommit),
-        ],
-        vec![
-            edge("src", "map", Partitioner::Rebalance),
-            edge("map", "count", Partitioner::Hash),
-            edge("count", "out", Partitioner::Rebalance),
-        ],
-    )
+    backpressured_job(config, sink_cost, "20s")
 }
 
 fn completed(spec: JobSpec) -> (Engine, Vec<CheckpointReport>) {

@@ -299,3 +299,27 @@ pub fn random_job_with(
     config.extend_from_slice(mode);
     job("random", "120s", &config, ops, edges)
 }
+
+/// sources(2) -rebalance-> map(2) -hash-> count(2) -rebalance-> sink(1): every edge can
+/// carry unaligned barriers; `sink_cost` sets the backpressure. Checkpoints every second
+/// unless `config` says otherwise.
+pub fn backpressured_job(config: &[(&str, &str)], sink_cost: &str, duration: &str) -> JobSpec {
+    let mut cfg = vec![("execution.checkpointing.interval", "1s")];
+    cfg.extend_from_slice(config);
+    job(
+        "backpressured",
+        duration,
+        &cfg,
+        vec![
+            source("src", 2, 1000.0, None),
+            op("map", OperatorKind::Map, 2, "50us"),
+            op("count", OperatorKind::KeyedAggregate, 2, "100us"),
+            sink("out", 1, sink_cost, SinkDelivery::TwoPhaseCommit),
+        ],
+        vec![
+            edge("src", "map", Partitioner::Rebalance),
+            edge("map", "count", Partitioner::Hash),
+            edge("count", "out", Partitioner::Rebalance),
+        ],
+    )
+}
