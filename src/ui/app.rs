@@ -369,10 +369,15 @@ impl App {
             self.own_hash = fragment;
         }
         self.sim = sim;
-        // A seek still waiting for its frame belonged to the old run.
+        self.reopen_compare();
+        self.clear_run_view();
+    }
+
+    /// What belonged to the old run's view: a seek still waiting for its frame, playing,
+    /// the selection, notes and frame figures.
+    fn clear_run_view(&mut self) {
         self.pending_seek = None;
         self.seek_computing = false;
-        self.reopen_compare();
         self.playing = false;
         self.selected_task = None;
         self.selected_checkpoint = None;
@@ -568,16 +573,7 @@ impl App {
         let cmp = sim.document.compare.clone();
         // The address bar already holds this link: it is not written again.
         self.sim = sim;
-        self.pending_seek = None;
-        self.seek_computing = false;
-        self.playing = false;
-        self.selected_task = None;
-        self.selected_checkpoint = None;
-        self.action_error = None;
-        self.share_note = None;
-        self.frame_stats = FrameStats::default();
-        self.interval_stats = FrameStats::default();
-        self.step_note = None;
+        self.clear_run_view();
         if let Some(cmp) = cmp {
             match Compare::new(self.sim.document.clone(), cmp) {
                 Ok(c) => self.compare = Some(c),
