@@ -988,3 +988,47 @@ async fn pause_at_stops_a_playing_run_exactly_there_in_the_state_of_a_straight_r
     handle.destroy();
     yew::scheduler::flush().await;
 }
+
+/// A trigger that finds a task INITIALIZING takes no checkpoint id (Flink's
+/// `DefaultCheckpointPlanCalculator`), so it has no history row: the summary counts it.
+#[wasm_bindgen_test]
+async fn triggers_while_a_task_restores_are_counted_in_the_summary() {
+    let root = fresh_root();
+    let handle = ui::mount_with(
+        root.clone(),
+        props(&preset_link("unaligned"), Some(20_000_000)),
+    );
+    yew::scheduler::flush().await;
+    assert!(
+        root.query_selector("[data-testid=\"trigger-failures\"]")
+            .unwrap()
+            .is_none(),
+        "no restore before the failure at 45 s, nothing to count"
+    );
+    handle.destroy();
+
+    let root = fresh_root();
+    let handle = ui::mount_with(
+        root.clone(),
+        props(&preset_link("unaligned"), Some(60_000_000)),
+    );
+    yew::scheduler::flush().await;
+    let doc = scenario::preset("unaligned").unwrap();
+    let mut e =
+        checkpoint_playground::engine::Engine::new(scenario::to_spec(&doc).unwrap()).unwrap();
+    e.run_until(60_000_000);
+    let expected = e.report().trigger_failures;
+    assert!(
+        expected > 0,
+        "the restore after the failure at 45 s holds back a trigger"
+    );
+    let span = root
+        .query_selector("[data-testid=\"trigger-failures\"]")
+        .unwrap()
+        .expect("the summary counts the triggers that took no id");
+    assert_eq!(
+        span.text_content().unwrap(),
+        format!("{expected} not triggered (a task not running)")
+    );
+    handle.destroy();
+}

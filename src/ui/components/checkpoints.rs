@@ -135,6 +135,11 @@ fn summary(report: &Report) -> Html {
                 <span>{ format!("{} completed", done.len()) }</span>
                 <span>{ format!("{failed} failed") }</span>
                 <span>{ format!("{} unaligned", done.iter().filter(|c| c.unaligned).count()) }</span>
+                if report.trigger_failures > 0 {
+                    <span data-testid="trigger-failures" title="Periodic triggers that took no checkpoint id because a task was not RUNNING (INITIALIZING while it restores): Flink's DefaultCheckpointPlanCalculator fails the attempt with NOT_ALL_REQUIRED_TASKS_RUNNING before an id is taken, so it has no row in the history">
+                        { format!("{} not triggered (a task not running)", report.trigger_failures) }
+                    </span>
+                }
             </div>
             <table class="table summary-table">
                 <thead><tr><th>{ "over completed" }</th><th>{ "min" }</th><th>{ "avg" }</th><th>{ "max" }</th></tr></thead>
