@@ -135,9 +135,12 @@ fn draw(seed: u64) -> (&'static str, Gen, JobSpec) {
 }
 
 /// A restart strategy for the case, from its own generator (so the job and failures of a
-/// seed stay what they were): one of those that restart at least 3 times (a case has at
-/// most 3 failures), with their delays drawn; Flink's default (exponential-delay, with
-/// jitter from the run's seed) half of the time.
+/// seed stay what they were), with its delays drawn; Flink's default (exponential-delay,
+/// with jitter from the run's seed) half of the time. Attempts are drawn in the hundreds:
+/// besides its own failures (at most 3) a case fails over whenever more checkpoints fail
+/// in a row than the generator's `tolerable-failed-checkpoints` (2) allows, and a strategy
+/// that gives up leaves a FAILED job the property cannot compare with its failure-free run
+/// (giving up is tested in `tests/restart_strategies.rs`).
 fn draw_restart_strategy(seed: u64, spec: &mut JobSpec) {
     let mut g = Gen::new(seed ^ 0x13_0005);
     let ms = |g: &mut Gen, lo: u64, hi: u64| format!("{}ms", g.range(lo, hi));
@@ -163,7 +166,7 @@ fn draw_restart_strategy(seed: u64, spec: &mut JobSpec) {
             set("restart-strategy.type", "fixed-delay".into());
             set(
                 "restart-strategy.fixed-delay.attempts",
-                g.range(3, 10).to_string(),
+                (g.range(3, 10) * 100).to_string(),
             );
             set("restart-strategy.fixed-delay.delay", ms(&mut g, 0, 2000));
         }
@@ -171,7 +174,7 @@ fn draw_restart_strategy(seed: u64, spec: &mut JobSpec) {
             set("restart-strategy.type", "failure-rate".into());
             set(
                 "restart-strategy.failure-rate.max-failures-per-interval",
-                g.range(3, 5).to_string(),
+                (g.range(3, 5) * 100).to_string(),
             );
             set("restart-strategy.failure-rate.delay", ms(&mut g, 0, 2000));
         }

@@ -17,7 +17,9 @@ use checkpoint_playground::engine::physical_plan::{
 use checkpoint_playground::engine::report::Report;
 use checkpoint_playground::engine::time::{format_bytes, format_duration, parse_duration, Micros};
 use checkpoint_playground::engine::Engine;
-use checkpoint_playground::flink_export::{self, calibrate};
+use checkpoint_playground::flink_export;
+#[cfg(not(target_arch = "wasm32"))]
+use checkpoint_playground::flink_export::calibrate;
 use checkpoint_playground::scenario::compare::{Comparison, Figures};
 use checkpoint_playground::scenario::error::excerpt;
 use checkpoint_playground::scenario::{self, moment, Document, ScenarioError};
@@ -325,7 +327,9 @@ fn other_command(args: &[String]) -> Result<(), ScenarioError> {
             Ok(())
         }
         "export" => export_flink(rest),
+        #[cfg(not(target_arch = "wasm32"))]
         "calibrate" => calibrate::cli_calibrate(rest),
+        #[cfg(not(target_arch = "wasm32"))]
         "fidelity" => calibrate::cli_fidelity(rest),
         "show" => {
             let opts = parse_run(rest)?;
