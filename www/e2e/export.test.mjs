@@ -41,7 +41,7 @@ test('export a run, import it back, refuse a broken one, copy charts', { timeout
   const file = await download.path();
   const text = readFileSync(file, 'utf8');
   const exported = JSON.parse(text);
-  assert.equal(exported.version, 1);
+  assert.equal(exported.version, 2);
   assert.equal(exported.name, 'Healthy job: no backpressure');
   assert.ok(exported.description.length > 20, 'the description travels');
   assert.deepEqual(exported.events.map((e) => Object.keys(e).filter((k) => k !== 'at')), [['trigger_checkpoint']], JSON.stringify(exported.events));
