@@ -288,9 +288,11 @@ pub fn random_job_with(
         // subpartitions hold the pool a task on the other path needs, and (as in Flink,
         // `notifyCheckpointAborted`) an expiry does not unblock them. What ends such a stall
         // in Flink is the failure manager: too many failed checkpoints fail the job, and the
-        // restart drains the channels. Keep the timeout short and the tolerance small so
-        // bounded runs finish.
-        ("execution.checkpointing.timeout", "2s"),
+        // restart drains the channels. Keep the tolerance small so bounded runs finish, and
+        // the timeout long enough that a slow but moving alignment completes: with 2 s, once
+        // restores cost time and queued requests run back to back (issue 14), 5 % of the
+        // failure-free runs looped in checkpoint-failure restarts and never finished.
+        ("execution.checkpointing.timeout", "5s"),
         ("execution.checkpointing.min-pause", "300ms"),
         ("execution.checkpointing.tolerable-failed-checkpoints", "2"),
     ];
