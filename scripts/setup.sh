@@ -100,6 +100,9 @@ else
 fi
 
 # --- real Apache Flink for the 6th test layer: JDK 17 + apache-flink in .flink-venv ---
-bash "$ROOT/scripts/setup-flink.sh" | sed '/^PYFLINK_LIB=/d'
+# (SETUP_FLINK=0 skips it: serving the playground does not need it.)
+if [[ "${SETUP_FLINK:-1}" == 1 ]]; then
+    bash "$ROOT/scripts/setup-flink.sh" | sed '/^PYFLINK_LIB=/d'
+fi
 
 say "done in $(elapsed "$START") s"
