@@ -457,6 +457,18 @@ impl BarrierHandler {
             && ctx.aligned_timeout < ctx.now.saturating_sub(b.timestamp)
     }
 
+    /// The last aligned barrier is in (`AbstractAlignedBarrierHandlerState` /
+    /// `AbstractAlternatingAlignedBarrierHandlerState.triggerGlobalCheckpoint`): snapshot,
+    /// unblock every channel, wait for the next first barrier in `next`.
+    fn trigger_aligned(&mut self, b: Barrier, next: HandlerState, out: &mut Vec<HandlerAction>) {
+        out.push(HandlerAction::Trigger {
+            barrier: b,
+            unaligned: false,
+        });
+        self.unblock_all(out);
+        self.state = next;
+    }
+
     fn abort_internal(&mut self, id: u64, reason: &'static str, out: &mut Vec<HandlerAction>) {
         self.current_id = self.current_id.max(id);
         self.last_cancelled_or_completed = self.last_cancelled_or_completed.max(id);
@@ -565,12 +577,7 @@ impl BarrierHandler {
                     self.block(c, out);
                 }
                 if self.all_barriers_received() {
-                    out.push(HandlerAction::Trigger {
-                        barrier: b,
-                        unaligned: false,
-                    });
-                    self.unblock_all(out);
-                    self.state = HandlerState::WaitingForFirstBarrier;
+                    self.trigger_aligned(b, HandlerState::WaitingForFirstBarrier, out);
                 } else {
                     self.state = HandlerState::CollectingBarriers;
                 }
@@ -587,12 +594,7 @@ impl BarrierHandler {
                     self.block(c, out);
                 }
                 if self.all_barriers_received() {
-                    out.push(HandlerAction::Trigger {
-                        barrier: b,
-                        unaligned: false,
-                    });
-                    self.unblock_all(out);
-                    self.state = HandlerState::AlternatingWaitingForFirstBarrier;
+                    self.trigger_aligned(b, HandlerState::AlternatingWaitingForFirstBarrier, out);
                 } else if self.is_timed_out(ctx, b) {
                     // The block above is not repeated: the channel is blocked already.
                     self.aligned_checkpoint_timeout(ctx, b, true, out);
