@@ -3,6 +3,7 @@
 //! and what each sink kind shows after a failure.
 
 mod common;
+use checkpoint_playground::engine::coordinator::CheckpointStatus;
 use checkpoint_playground::engine::spec::*;
 use checkpoint_playground::engine::task::TaskStatus;
 use checkpoint_playground::engine::time::Micros;
@@ -369,24 +370,68 @@ fn restore_takes_time_and_no_checkpoint_is_triggered_while_initializing() {
     );
 }
 
+/// FLIP-547's two options, as `uc_failure`'s job under a slow restore.
+const FLIP_547: &[(&str, &str)] = &[
+    (
+        "execution.checkpointing.unaligned.recover-output-on-downstream.enabled",
+        "true",
+    ),
+    (
+        "execution.checkpointing.unaligned.during-recovery.enabled",
+        "true",
+    ),
+];
+
+/// `uc_failure`'s job with every edge all-to-all (so unaligned barriers overtake everywhere
+/// and a checkpoint takes milliseconds), failing at 3 s; with the restored checkpoint's id.
+fn uc_all_to_all_failure(extra: &[(&'static str, &'static str)]) -> (Engine, JobSpec, u64) {
+    let mut c = cfg(UC);
+    c.extend_from_slice(extra);
+    let mut spec = pipeline(&c, Some(4000), "2ms", "60s");
+    spec.edges[0].partitioner = Partitioner::Rebalance;
+    let e = fail_at(&spec, d("3s"), "count", 0);
+    let id = e.failures[0].restored_checkpoint.expect("restored");
+    (e, spec, id)
+}
+
 /// During a restore, a task with recovered input is INITIALIZING and holds its gate's new
-/// data back; with FLIP-547's two options it is RUNNING as soon as its recovered input is
-/// read, and checkpoints complete before that input is consumed — exactly once still.
+/// data back, so no checkpoint completes until its recovered input is consumed. With
+/// FLIP-547's two options the channel-state reader spills what finds no buffer (§ 4.5),
+/// the task is RUNNING once storage is read out, and checkpoints complete while the
+/// recovered input is still being consumed — exactly once still.
 #[test]
-fn flip_547_checkpoints_during_recovery() {
-    let opts: &[(&'static str, &'static str)] = &[
-        (
-            "execution.checkpointing.unaligned.recover-output-on-downstream.enabled",
-            "true",
-        ),
-        (
-            "execution.checkpointing.unaligned.during-recovery.enabled",
-            "true",
-        ),
-        ("playground.storage.throughput", "200kb"),
-    ];
-    let (e, _) = uc_failure(opts);
-    assert_exactly_once(&e, "FLIP-547");
+fn flip_547_checkpoints_complete_during_a_long_recovery() {
+    let slow = ("playground.storage.throughput", "2mb");
+    let (off, _, _) = uc_all_to_all_failure(&[slow]);
+    let mut opts = FLIP_547.to_vec();
+    opts.push(slow);
+    let (on, _, _) = uc_all_to_all_failure(&opts);
+    assert_exactly_once(&on, "FLIP-547");
+    let (f_off, f_on) = (&off.failures[0], &on.failures[0]);
+    println!(
+        "without FLIP-547: recovery {:?} ms, input recovered {:?} ms, {} checkpoints during it; \
+         with: recovery {:?} ms, input recovered {:?} ms, {} checkpoints during it",
+        f_off.recovery_ms,
+        f_off.input_recovered_ms,
+        f_off.checkpoints_during_recovery,
+        f_on.recovery_ms,
+        f_on.input_recovered_ms,
+        f_on.checkpoints_during_recovery
+    );
+    assert_eq!(f_off.checkpoints_during_recovery, 0);
+    assert_eq!(f_off.recovery_ms, f_off.input_recovered_ms);
+    assert!(
+        f_on.checkpoints_during_recovery > 0,
+        "a checkpoint completes before the recovered input is consumed"
+    );
+    let (running, consumed) = (
+        f_on.recovery_ms.expect("running"),
+        f_on.input_recovered_ms.expect("consumed"),
+    );
+    assert!(
+        running + 100.0 < consumed,
+        "the tasks run {running} ms after the failure, long before their recovered input is consumed ({consumed} ms)"
+    );
     let mut c = cfg(UC);
     c.push((
         "execution.checkpointing.unaligned.during-recovery.enabled",
@@ -397,4 +442,47 @@ fn flip_547_checkpoints_during_recovery() {
         err.message.contains("recover-output-on-downstream"),
         "{err:?}"
     );
+}
+
+/// What FLIP-547 is for: a second failure during a long recovery restores the checkpoint
+/// taken during it — holding the recovered input not consumed yet, spilled buffers too —
+/// instead of the original one, and the output stays exactly once.
+#[test]
+fn flip_547_a_second_failure_restores_the_checkpoint_taken_during_recovery() {
+    let mut opts = FLIP_547.to_vec();
+    opts.push(("playground.storage.throughput", "2mb"));
+    let (first, spec, restored) = uc_all_to_all_failure(&opts);
+    let f = &first.failures[0];
+    let during = first
+        .coordinator
+        .history
+        .iter()
+        .find(|c| {
+            c.status == CheckpointStatus::Completed
+                && (c.trigger_at as f64 / 1e3) > f.at_ms
+                && c.completed_at.is_some_and(|t| {
+                    (t as f64 / 1e3) < f.at_ms + f.input_recovered_ms.expect("consumed")
+                })
+        })
+        .expect("a checkpoint completed during the recovery")
+        .clone();
+    let done = during.completed_at.expect("completed");
+    let mut spec = spec;
+    spec.events.push(TimedAction {
+        at: d("3s"),
+        action: Action::Fail {
+            operator: "count".into(),
+            subtask: 0,
+        },
+    });
+    let e = fail_at(&spec, done + 1, "count", 1);
+    assert_eq!(e.failures.len(), 2);
+    assert_eq!(e.failures[0].restored_checkpoint, Some(restored));
+    assert_eq!(
+        e.failures[1].restored_checkpoint,
+        Some(during.id),
+        "the second restore starts from the checkpoint taken during recovery"
+    );
+    assert!(e.failures[1].recovered_inflight_records > 0);
+    assert_exactly_once(&e, "second failure after a checkpoint during recovery");
 }

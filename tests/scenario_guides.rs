@@ -111,6 +111,7 @@ promises! {
     small_files_keeps_its_promises => "small-files",
     topology_change_keeps_its_promises => "topology-change",
     serializer_change_keeps_its_promises => "serializer-change",
+    recovery_checkpoints_keep_their_promises => "recovery-checkpoints",
     large_keeps_its_promises => "large",
     healthy_keeps_its_promises => "healthy",
 }

@@ -67,6 +67,16 @@ pub fn write_time(bytes: u64, throughput: u64) -> u64 {
 /// (`floating-buffers-per-gate`). With none free the reader blocks until the task consumed
 /// one — recovered input flows through bounded buffers, and a slow task slows the read.
 ///
+/// With FLIP-547's checkpointing during recovery (Flink 2.3,
+/// `unaligned.during-recovery.enabled`), the reader never waits for a buffer: FLIP-547
+/// § 4.5 gives the channel-state thread three paths — storage → buffer when a network
+/// buffer is free (P1), storage → local disk when none is (P2, the spill), and local disk →
+/// buffer as buffers free up, before any further storage read (P3). Phase 1 ends when
+/// storage is read out: from then a checkpoint can take every recovered buffer, in a
+/// channel or spilled, as channel state ([`ChannelStateReader::spilled`]). Simplified: the
+/// local disk is taken as instantaneous next to the checkpoint storage (no spill or replay
+/// time), and a freed buffer takes the earliest spilled buffer its channel may hold.
+///
 /// Simplified: each task reads at the full storage throughput (reads of different tasks do
 /// not share it), and reading a file has no fixed cost (Flink opens each state handle's
 /// stream once; the playground's file cost models creation at the metadata service).
@@ -78,6 +88,21 @@ pub struct ChannelStateReader {
     pub reading_until: Option<u64>,
     /// Per channel: recovered buffers delivered and not yet consumed.
     pub in_use: BTreeMap<usize, u32>,
+    /// FLIP-547's spill path: reads do not wait for a network buffer.
+    pub spill: bool,
+    /// The read in progress goes to local disk (no network buffer was free for it).
+    pub reading_to_disk: bool,
+    /// Buffers read and spilled to local disk, in spill order: (channel, gate, buffer).
+    pub spilled: VecDeque<(usize, usize, Buffer)>,
+}
+
+/// Where a finished read goes.
+#[derive(Clone, Debug)]
+pub enum ReadDone {
+    /// Into its channel (a network buffer was taken for it).
+    Channel(usize, Buffer),
+    /// To local disk, until a buffer of its channel frees up (FLIP-547's P2).
+    Spilled,
 }
 
 /// What the reader wants next.
@@ -108,26 +133,54 @@ impl ChannelStateReader {
         let Some((c, gate, b)) = self.to_read.front() else {
             return ReadStep::Done;
         };
-        let own = self.in_use.get(c).copied().unwrap_or(0);
-        let floating_used: u32 = self
-            .in_use
-            .iter()
-            .filter(|(ch, _)| gate_of(**ch) == *gate)
-            .map(|(_, n)| n.saturating_sub(buffers_per_channel))
-            .sum();
-        if own >= buffers_per_channel && floating_used >= floating_per_gate {
-            return ReadStep::Blocked;
+        let (c, gate, bytes) = (*c, *gate, b.bytes);
+        let has_buffer =
+            self.has_free_buffer(c, gate, buffers_per_channel, floating_per_gate, &gate_of);
+        // P3 before P1: spilled data goes first into any buffer that frees up.
+        if !has_buffer || !self.spilled.is_empty() {
+            if !self.spill {
+                return ReadStep::Blocked;
+            }
+            self.reading_to_disk = true;
+        } else {
+            self.reading_to_disk = false;
+            *self.in_use.entry(c).or_default() += 1;
         }
-        *self.in_use.entry(*c).or_default() += 1;
-        let took = write_time(b.bytes as u64, throughput);
+        let took = write_time(bytes as u64, throughput);
         self.reading_until = Some(now + took);
         ReadStep::Read(took)
     }
 
-    /// The read in progress finished: the buffer to deliver and its channel.
-    pub fn read_done(&mut self) -> Option<(usize, Buffer)> {
+    /// Whether channel `c` (of `gate`) may take one more recovered buffer: one of its
+    /// exclusive buffers, else one of the gate's floating ones.
+    fn has_free_buffer(
+        &self,
+        c: usize,
+        gate: usize,
+        buffers_per_channel: u32,
+        floating_per_gate: u32,
+        gate_of: &impl Fn(usize) -> usize,
+    ) -> bool {
+        let own = self.in_use.get(&c).copied().unwrap_or(0);
+        let floating_used: u32 = self
+            .in_use
+            .iter()
+            .filter(|(ch, _)| gate_of(**ch) == gate)
+            .map(|(_, n)| n.saturating_sub(buffers_per_channel))
+            .sum();
+        own < buffers_per_channel || floating_used < floating_per_gate
+    }
+
+    /// The read in progress finished: into its channel, or spilled to local disk.
+    pub fn read_done(&mut self) -> Option<ReadDone> {
         self.reading_until = None;
-        self.to_read.pop_front().map(|(c, _, b)| (c, b))
+        let (c, gate, b) = self.to_read.pop_front()?;
+        if std::mem::take(&mut self.reading_to_disk) {
+            self.spilled.push_back((c, gate, b));
+            Some(ReadDone::Spilled)
+        } else {
+            Some(ReadDone::Channel(c, b))
+        }
     }
 
     /// The task consumed a recovered buffer of channel `c`: its buffer is free again.
@@ -135,6 +188,28 @@ impl ChannelStateReader {
         if let Some(n) = self.in_use.get_mut(&c) {
             *n = n.saturating_sub(1);
         }
+    }
+
+    /// FLIP-547's P3: the earliest spilled buffer whose channel may take a buffer now,
+    /// taken off the local disk into that channel.
+    pub fn unspill(
+        &mut self,
+        buffers_per_channel: u32,
+        floating_per_gate: u32,
+        gate_of: impl Fn(usize) -> usize,
+    ) -> Option<(usize, Buffer)> {
+        let i = self.spilled.iter().position(|(c, gate, _)| {
+            self.has_free_buffer(*c, *gate, buffers_per_channel, floating_per_gate, &gate_of)
+        })?;
+        let (c, _, b) = self.spilled.remove(i)?;
+        *self.in_use.entry(c).or_default() += 1;
+        Some((c, b))
+    }
+
+    /// Storage is read out (FLIP-547's phase 1 is over): every recovered buffer is in a
+    /// channel or on local disk.
+    pub fn storage_read(&self) -> bool {
+        self.to_read.is_empty() && self.reading_until.is_none()
     }
 
     /// Buffers of channel `c` not read yet.
@@ -187,5 +262,66 @@ mod tests {
         );
         assert!(r.read_done().is_some());
         assert_eq!(r.unread(7), 1);
+    }
+
+    /// FLIP-547 § 4.5: with the spill path the reader never blocks; what finds no buffer is
+    /// spilled (P2), and a freed buffer takes spilled data before any further read (P3).
+    #[test]
+    fn spilling_reader_reads_storage_out_and_replays_the_disk_first() {
+        let mut r = ChannelStateReader {
+            spill: true,
+            ..Default::default()
+        };
+        for _ in 0..5 {
+            r.to_read.push_back((7, 0, buffer(1_000)));
+        }
+        let gate = |_c: usize| 0;
+        let mut delivered = 0;
+        for i in 0..5 {
+            assert_eq!(
+                r.next(2, 1, 1_000_000, i * 1_000, gate),
+                ReadStep::Read(1_000)
+            );
+            if let Some(ReadDone::Channel(7, _)) = r.read_done() {
+                delivered += 1;
+            }
+        }
+        assert_eq!(delivered, 3, "2 exclusive + 1 floating buffers");
+        assert_eq!(r.spilled.len(), 2);
+        assert!(
+            r.storage_read(),
+            "storage is read out with 2 buffers on disk"
+        );
+        assert_eq!(r.next(2, 1, 1_000_000, 5_000, gate), ReadStep::Done);
+        assert!(r.unspill(2, 1, gate).is_none(), "no buffer free yet");
+        r.consumed(7);
+        assert!(r.unspill(2, 1, gate).is_some());
+        assert!(r.unspill(2, 1, gate).is_none());
+        assert_eq!(r.spilled.len(), 1);
+    }
+
+    /// A read that would find a buffer still spills while older data waits on disk, so
+    /// the channel's order is kept (P3 before P1).
+    #[test]
+    fn spilled_data_keeps_its_place_before_later_reads() {
+        let mut r = ChannelStateReader {
+            spill: true,
+            ..Default::default()
+        };
+        for _ in 0..3 {
+            r.to_read.push_back((7, 0, buffer(1_000)));
+        }
+        let gate = |_c: usize| 0;
+        assert_eq!(r.next(1, 0, 1_000_000, 0, gate), ReadStep::Read(1_000));
+        assert!(matches!(r.read_done(), Some(ReadDone::Channel(7, _))));
+        assert_eq!(r.next(1, 0, 1_000_000, 1_000, gate), ReadStep::Read(1_000));
+        assert!(matches!(r.read_done(), Some(ReadDone::Spilled)));
+        r.consumed(7);
+        assert_eq!(r.next(1, 0, 1_000_000, 2_000, gate), ReadStep::Read(1_000));
+        assert!(
+            matches!(r.read_done(), Some(ReadDone::Spilled)),
+            "the disk is not empty"
+        );
+        assert_eq!(r.spilled.len(), 2);
     }
 }

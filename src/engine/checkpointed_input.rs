@@ -188,6 +188,7 @@ impl Engine {
                 None => len,
             };
             overtaken += self.capture_queued_input(t, id, c, upto);
+            overtaken += self.capture_spilled_input(t, id, c);
             self.channels[c].persist = if seen || barrier_pos.is_some() {
                 Persist::BarrierReceived(id)
             } else {

@@ -112,6 +112,7 @@ impl Engine {
         for w in self.writers.iter_mut() {
             w.files.retain(|&k, _| k > id);
         }
+        self.note_checkpoint_during_recovery();
         for t in 0..self.tasks.len() {
             if self.tasks[t].is_live() {
                 self.schedule(

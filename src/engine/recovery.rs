@@ -20,7 +20,7 @@
 //! restored checkpoint, its in-flight data is dropped (and counted as lost) whatever else
 //! is true of it, as Flink's `CheckpointCoordinator.extractOperatorStates` does.
 
-use super::channel_state::{write_time, ChannelStateReader, ReadStep};
+use super::channel_state::{write_time, ChannelStateReader, ReadDone, ReadStep};
 use super::coordinator::{ChannelKey, CompletedCheckpoint};
 use super::log::{dur, LogKind};
 use super::network::{Buffer, Item};
@@ -246,6 +246,7 @@ impl Engine {
             f.lost_records += lost;
         }
         self.check_recovery_complete();
+        self.check_input_recovered();
     }
 
     /// Every task is INITIALIZING while it restores (`StreamTask.restoreInternal`, Flink
@@ -263,9 +264,14 @@ impl Engine {
     /// restored on the downstream task, behind the downstream's own recovered input of that
     /// channel; with `unaligned.during-recovery.enabled` as well, a task switches to RUNNING
     /// before its recovered input is consumed, so checkpoints run during recovery and
-    /// persist what is not consumed yet. Simplified: the playground lets the task switch
-    /// once its reader has every recovered buffer in a channel (where a checkpoint's channel
-    /// state sees it); Flink 2.3 also checkpoints buffers still being read and filtered.
+    /// persist what is not consumed yet. The reader then spills what finds no buffer to
+    /// local disk (FLIP-547 § 4.5, [`ChannelStateReader`]), so storage is read out at its
+    /// throughput however slow the task is, and the task switches to RUNNING then: a
+    /// checkpoint taken from there on holds every recovered buffer not yet consumed, in a
+    /// channel or on disk ([`Engine::capture_spilled_input`]). Simplified: FLIP-547 lets a
+    /// checkpoint be triggered during the read (§ 4.5.2: it then waits for the read to end
+    /// before it can snapshot the filtered buffers); here the task is RUNNING only once the
+    /// read has ended, which completes such a checkpoint at the same moment at the earliest.
     fn begin_restores(&mut self, cp: &CompletedCheckpoint, drop_inflight: bool) {
         self.restores.clear();
         let on_downstream = self.config.unaligned_recover_output_on_downstream;
@@ -290,6 +296,7 @@ impl Engine {
         }
         for t in 0..self.tasks.len() {
             let mut restore = TaskRestore::default();
+            restore.reader.spill = self.config.unaligned_during_recovery;
             let mut read_bytes = cp.state_bytes.get(&t).copied().unwrap_or(0);
             if let Some(out) = outputs.remove(&t) {
                 read_bytes += out
@@ -353,22 +360,62 @@ impl Engine {
 
     /// One recovered input buffer of task `t` is read: it goes into its channel.
     pub(crate) fn channel_state_read(&mut self, t: usize) {
-        let Some((c, b)) = self.restores.get_mut(&t).and_then(|r| r.reader.read_done()) else {
+        let Some(done) = self.restores.get_mut(&t).and_then(|r| r.reader.read_done()) else {
             return;
         };
-        self.channels[c].received.push_back(Item::Data(b));
-        self.notify_data(c);
+        if let ReadDone::Channel(c, b) = done {
+            self.deliver_recovered(c, b);
+        }
         self.read_next_input(t);
         self.check_gates_recovered(t);
     }
 
-    /// The task consumed a recovered input buffer of channel `c`: the reader may go on.
+    /// A recovered buffer goes into its channel, behind what is there.
+    fn deliver_recovered(&mut self, c: usize, b: Buffer) {
+        self.channels[c].received.push_back(Item::Data(b));
+        self.notify_data(c);
+    }
+
+    /// The task consumed a recovered input buffer of channel `c`: its buffer takes spilled
+    /// data first (FLIP-547's P3), then the reader may go on.
     pub(crate) fn recovered_buffer_consumed(&mut self, c: usize) {
         let t = self.channels[c].to_task;
-        if let Some(r) = self.restores.get_mut(&t) {
-            r.reader.consumed(c);
-            self.read_next_input(t);
+        let (bpc, fpg) = (
+            self.config.buffers_per_channel,
+            self.config.floating_buffers_per_gate,
+        );
+        let channels = &self.channels;
+        let Some(r) = self.restores.get_mut(&t) else {
+            return;
+        };
+        r.reader.consumed(c);
+        let unspilled = r.reader.unspill(bpc, fpg, |ch| channels[ch].gate);
+        if let Some((ch, b)) = unspilled {
+            self.deliver_recovered(ch, b);
         }
+        self.read_next_input(t);
+    }
+
+    /// Captures, for unaligned checkpoint `id` at task `t`, the recovered buffers of
+    /// channel `c` still on local disk (FLIP-547's spill): they come after the channel's
+    /// queued buffers and before anything new, so they are part of its channel state.
+    /// They are marked, so they are not captured again when they enter the channel.
+    pub(crate) fn capture_spilled_input(&mut self, t: usize, id: u64, c: usize) -> u32 {
+        let Some(r) = self.restores.get_mut(&t) else {
+            return 0;
+        };
+        let mut captured = Vec::new();
+        for (ch, _, b) in r.reader.spilled.iter_mut() {
+            if *ch == c && b.captured != Some(id) {
+                b.captured = Some(id);
+                captured.push(b.clone());
+            }
+        }
+        let n = captured.len() as u32;
+        for b in captured {
+            self.capture_input(t, id, c, &b);
+        }
+        n
     }
 
     /// All recovered input of channel `c` was consumed.
@@ -386,7 +433,7 @@ impl Engine {
         if !restore.restored {
             return;
         }
-        let all_read = restore.reader.to_read.is_empty() && restore.reader.reading_until.is_none();
+        let all_read = restore.reader.storage_read();
         for g in self.tasks[t].gates.clone() {
             let channels = self.gates[g].channels.clone();
             let held = channels.iter().any(|&c| self.channels[c].held_for_recovery);
@@ -415,6 +462,33 @@ impl Engine {
             self.check_recovery_complete();
         } else if gates_done {
             self.restores.remove(&t);
+        }
+        self.check_input_recovered();
+    }
+
+    /// Every recovered in-flight buffer is consumed: the failure's input recovery ends
+    /// (the same moment as its recovery, unless FLIP-547 let tasks run earlier).
+    fn check_input_recovered(&mut self) {
+        if !self.restores.is_empty() || self.status != JobStatus::Running {
+            return;
+        }
+        if let Some(f) = self.failures.last_mut() {
+            if f.input_recovered_ms.is_none() {
+                let failed_at = (f.at_ms * 1e3).round() as u64;
+                f.input_recovered_ms = Some(self.now.saturating_sub(failed_at) as f64 / 1e3);
+            }
+        }
+    }
+
+    /// A checkpoint completed: counted when recovered input is still being consumed.
+    pub(crate) fn note_checkpoint_during_recovery(&mut self) {
+        if self.restores.is_empty() {
+            return;
+        }
+        if let Some(f) = self.failures.last_mut() {
+            if f.input_recovered_ms.is_none() {
+                f.checkpoints_during_recovery += 1;
+            }
         }
     }
 

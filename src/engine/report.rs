@@ -93,6 +93,12 @@ pub struct FailureReport {
     pub restart_delay_ms: Option<f64>,
     /// The subtasks this failure restarted (`operator#index`; today the whole job).
     pub restarted_subtasks: Vec<String>,
+    /// Failure until every recovered in-flight buffer was consumed: `recovery_ms`, or later
+    /// when FLIP-547's checkpointing during recovery let the tasks run before that.
+    pub input_recovered_ms: Option<f64>,
+    /// Checkpoints that completed while recovered in-flight data was still being consumed
+    /// (only with FLIP-547's `unaligned.during-recovery.enabled`).
+    pub checkpoints_during_recovery: u32,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]

@@ -130,6 +130,9 @@ pub enum Metric {
     RewindMs,
     /// Records lost for good (source retention), summed over failures.
     LostRecords,
+    /// Checkpoints completed while recovered in-flight data was still being consumed
+    /// (FLIP-547's checkpointing during recovery), summed over failures.
+    CheckpointsDuringRecovery,
     /// Records a sink wrote more than once (summed over sinks).
     Duplicates,
     /// 1 when every sink's output is exactly-once, else 0.
@@ -144,7 +147,7 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [Metric; 23] = [
+    pub const ALL: [Metric; 24] = [
         Metric::CompletedCheckpoints,
         Metric::FailedCheckpoints,
         Metric::SwitchedToUnaligned,
@@ -162,6 +165,7 @@ impl Metric {
         Metric::ReplayedRecords,
         Metric::RewindMs,
         Metric::LostRecords,
+        Metric::CheckpointsDuringRecovery,
         Metric::Duplicates,
         Metric::ExactlyOnce,
         Metric::BackpressuredRatio,
@@ -189,6 +193,7 @@ impl Metric {
             Metric::ReplayedRecords => "replayed_records",
             Metric::RewindMs => "rewind_ms",
             Metric::LostRecords => "lost_records",
+            Metric::CheckpointsDuringRecovery => "checkpoints_during_recovery",
             Metric::Duplicates => "duplicates",
             Metric::ExactlyOnce => "exactly_once",
             Metric::BackpressuredRatio => "backpressured_ratio",
@@ -397,6 +402,13 @@ impl Expectation {
             Metric::LostRecords => {
                 Some(report.failures.iter().map(|f| f.lost_records).sum::<u64>() as f64)
             }
+            Metric::CheckpointsDuringRecovery => Some(
+                report
+                    .failures
+                    .iter()
+                    .map(|f| f.checkpoints_during_recovery)
+                    .sum::<u32>() as f64,
+            ),
             Metric::Duplicates => {
                 Some(report.sinks.iter().map(|s| s.duplicates).sum::<u64>() as f64)
             }

@@ -21,6 +21,7 @@ pub const NAMES: &[&str] = &[
     "small-files",
     "topology-change",
     "serializer-change",
+    "recovery-checkpoints",
     "large",
     "healthy",
 ];
@@ -42,6 +43,7 @@ pub fn preset_json(name: &str) -> Option<&'static str> {
         "small-files" => include_str!("../../presets/small-files.json"),
         "topology-change" => include_str!("../../presets/topology-change.json"),
         "serializer-change" => include_str!("../../presets/serializer-change.json"),
+        "recovery-checkpoints" => include_str!("../../presets/recovery-checkpoints.json"),
         "large" => include_str!("../../presets/large.json"),
         "healthy" => include_str!("../../presets/healthy.json"),
         _ => return None,

@@ -79,6 +79,10 @@ pub fn sinks_recovery_panel(props: &SinksProps) -> Html {
                                 <dl class="kv compact">
                                     <div><dt>{ "Restored checkpoint" }</dt><dd>{ f.restored_checkpoint.map(|c| format!("#{c}")).unwrap_or_else(|| "none (from scratch)".into()) }</dd></div>
                                     <div><dt>{ "Recovery time" }</dt><dd>{ f.recovery_ms.map(format::ms).unwrap_or_else(|| "recovering…".into()) }</dd></div>
+                                    if f.input_recovered_ms != f.recovery_ms {
+                                        <div data-testid="input-recovered"><dt>{ "Recovered input consumed" }</dt><dd>{ f.input_recovered_ms.map(format::ms).unwrap_or_else(|| "consuming…".into()) }</dd></div>
+                                        <div data-testid="checkpoints-during-recovery"><dt>{ "Checkpoints during recovery" }</dt><dd>{ f.checkpoints_during_recovery }</dd></div>
+                                    }
                                     <div><dt>{ "Replayed records" }</dt><dd>{ f.replayed_records }</dd></div>
                                     <div><dt>{ "Recovered in-flight records" }</dt><dd>{ f.recovered_inflight_records }</dd></div>
                                     <div><dt>{ "Lost records" }</dt><dd class={classes!((f.lost_records > 0).then_some("bad"))}>{ f.lost_records }</dd></div>
