@@ -76,13 +76,13 @@ fn keyed_states(e: &Engine) -> Vec<std::collections::BTreeMap<u64, i64>> {
         }
     }
     let mut per_op = vec![std::collections::BTreeMap::new(); n];
-    for t in &e.tasks {
-        if after_aggregate[t.operator] {
+    for o in e.tasks.iter().flat_map(|t| &t.chain.ops) {
+        if after_aggregate[o.operator] {
             continue;
         }
-        if let OpState::Keyed(m) = &t.state {
+        if let OpState::Keyed(m) = &o.state {
             for (k, v) in m {
-                *per_op[t.operator].entry(*k).or_insert(0) += v;
+                *per_op[o.operator].entry(*k).or_insert(0) += v;
             }
         }
     }
@@ -789,7 +789,10 @@ fn trace_lineage() {
                 }
             }
             let _ = t;
-            if let OpState::Sink(tx) = &task.state {
+            for tx in task.chain.ops.iter().filter_map(|o| match &o.state {
+                OpState::Sink(tx) => Some(tx),
+                _ => None,
+            }) {
                 for r in &tx.open {
                     if want(&r.lineage) {
                         out += &format!("  {} open txn\n", task.name);
@@ -814,7 +817,11 @@ fn trace_lineage() {
     }
     if let Some(cp) = &e.coordinator.latest {
         println!("latest cp {}", cp.id);
-        for (t, st) in &cp.states {
+        for (t, st) in cp
+            .states
+            .iter()
+            .flat_map(|(t, s)| s.operators.iter().map(move |o| (t, &o.1)))
+        {
             if let OpState::Source { offset } = st {
                 println!("  source task {t} offset {offset}");
             }
@@ -833,7 +840,11 @@ fn trace_lineage() {
                 }
             }
         }
-        for (t, st) in cp.states.iter() {
+        for (t, st) in cp
+            .states
+            .iter()
+            .flat_map(|(t, s)| s.operators.iter().map(move |o| (t, &o.1)))
+        {
             if let OpState::Sink(tx) = st {
                 for (id, recs) in &tx.pending {
                     for r in recs {
@@ -875,7 +886,7 @@ fn trace_sources() {
             .map(|x| {
                 format!(
                     "{:?}/{:?}/{:?}/po{}",
-                    x.state,
+                    x.chain.head_state(),
                     x.status,
                     x.activity,
                     x.pending_out.len()

@@ -48,9 +48,15 @@ fn flinks_default_with_checkpointing_is_exponential_delay_with_jitter() {
     // The second failure (4 s later, well within the 1 h reset threshold): 1.5 s ± 10 %.
     let second = r.failures[1].restart_delay_ms.unwrap();
     assert!((1350.0..=1650.0).contains(&second), "{second}");
+    // Version 2 chains `src -> map` (forward, equal parallelism): three tasks, named as
+    // Flink's web UI names subtasks.
     assert_eq!(
         r.failures[0].restarted_subtasks,
-        vec!["src#0", "src#1", "map#0", "map#1", "out#0"]
+        vec![
+            "Source: src -> map (1/2)",
+            "Source: src -> map (2/2)",
+            "out: Writer -> out: Committer (1/1)"
+        ]
     );
     // Seeded: the same document gives the same delays.
     let again = run(&doc(2, json!({}), true)).report();

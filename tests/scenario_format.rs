@@ -339,6 +339,7 @@ fn from_spec_keeps_defaults_out() {
         [
             "execution.checkpointing.interval",
             "execution.checkpointing.unaligned.enabled",
+            "pipeline.operator-chaining.enabled",
             "playground.flink.version",
             "restart-strategy.fixed-delay.attempts",
             "restart-strategy.type",

@@ -14,7 +14,7 @@ use super::log::{bytes, LogKind};
 use super::network::{Barrier, Buffer, Event, Item, Persist};
 use super::record::Record;
 use super::runtime::{Engine, Ev};
-use super::task::{Mail, OpState, TaskStatus};
+use super::task::{Mail, OpState, TaskState, TaskStatus};
 use super::time::Micros;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -40,7 +40,7 @@ pub struct SubtaskCheckpoint {
     pub sync_start: Option<Micros>,
     pub sync_end: Option<Micros>,
     #[serde(skip)]
-    pub state: Option<OpState>,
+    pub state: Option<TaskState>,
     pub state_bytes: u64,
     pub state_written: bool,
     /// Captured input: channel → records not yet processed at the snapshot.
@@ -70,6 +70,15 @@ impl SubtaskCheckpoint {
             "async"
         }
     }
+}
+
+/// Bytes of a subtask's snapshot: the sum over its chained operators.
+pub fn task_state_size(state: &TaskState, bytes_per_key: u32) -> u64 {
+    state
+        .operators
+        .iter()
+        .map(|(_, s)| state_size(s, bytes_per_key))
+        .sum()
 }
 
 pub fn state_size(state: &OpState, bytes_per_key: u32) -> u64 {
@@ -191,13 +200,14 @@ impl Engine {
         let original = cp.barrier.original;
         let barrier = cp.barrier;
         let switched = cp.unaligned || unaligned;
-        // Two-phase commit: pre-commit the open transaction into the snapshot.
-        if let OpState::Sink(txns) = &mut self.tasks[t].state {
+        // Two-phase commit: pre-commit each chained sink's open transaction into the snapshot.
+        for (_, txns) in self.tasks[t].chain.sinks_mut() {
             let open = std::mem::take(&mut txns.open);
             txns.pending.insert(id, open);
         }
-        let state = self.tasks[t].state.clone();
-        let state_bytes = state_size(&state, self.config.state_bytes_per_key);
+        // One snapshot of every chained operator (`RegularOperatorChain.snapshotState`).
+        let state = self.tasks[t].chain.snapshot(self.tasks[t].index);
+        let state_bytes = task_state_size(&state, self.config.state_bytes_per_key);
         // Barriers to the outputs.
         let mut output_captured = 0u32;
         let mut awaiting = 0u32;
@@ -575,8 +585,8 @@ impl Engine {
 
     pub(crate) fn notify_complete_at_task(&mut self, t: usize, id: u64) {
         let sub = self.tasks[t].index;
-        let op = self.tasks[t].operator;
-        if let OpState::Sink(txns) = &mut self.tasks[t].state {
+        let mut chain = std::mem::take(&mut self.tasks[t].chain);
+        for (op, txns) in chain.sinks_mut() {
             let ready: Vec<u64> = txns.pending.range(..=id).map(|(k, _)| *k).collect();
             let mut committed = 0;
             for k in ready {
@@ -596,6 +606,7 @@ impl Engine {
                 );
             }
         }
+        self.tasks[t].chain = chain;
         let done: Vec<u64> = self.tasks[t]
             .checkpoints
             .range(..=id)
@@ -694,8 +705,7 @@ impl Engine {
     /// Without checkpointing, transactional sinks commit at the end of their input.
     pub(crate) fn commit_everything_at_end(&mut self, t: usize) {
         let sub = self.tasks[t].index;
-        let op = self.tasks[t].operator;
-        if let OpState::Sink(txns) = &mut self.tasks[t].state {
+        for (op, txns) in self.tasks[t].chain.sinks_mut() {
             let mut all: Vec<Record> = Vec::new();
             for (_, r) in std::mem::take(&mut txns.pending) {
                 all.extend(r);

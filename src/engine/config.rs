@@ -81,6 +81,8 @@ pub const VERSION_1_DEFAULTS: &[(&str, &str)] = &[
     ("taskmanager.memory.segment-size", "4kb"),
     ("restart-strategy.type", "fixed-delay"),
     ("restart-strategy.fixed-delay.attempts", "2147483647"),
+    // Before the runtime ran the physical plan's chains every operator was its own task.
+    ("pipeline.operator-chaining.enabled", "false"),
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

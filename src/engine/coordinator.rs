@@ -20,7 +20,7 @@
 
 use super::config::{BarrierKind, EngineConfig};
 use super::network::Barrier;
-use super::op_state::OpState;
+use super::op_state::TaskState;
 use super::record::Record;
 use super::rng::Rng;
 use super::time::Micros;
@@ -118,7 +118,8 @@ pub type ChannelKey = (usize, u32, u32);
 #[derive(Clone, Debug, PartialEq)]
 pub struct CompletedCheckpoint {
     pub id: u64,
-    pub states: BTreeMap<usize, OpState>,
+    /// Per task: its operators' states (`TaskStateSnapshot`).
+    pub states: BTreeMap<usize, TaskState>,
     /// Per task: bytes of its operator state (what a restore reads back).
     pub state_bytes: BTreeMap<usize, u64>,
     pub input_state: BTreeMap<ChannelKey, Vec<Record>>,
@@ -166,7 +167,7 @@ pub struct PlanTask {
 #[derive(Clone, Debug, Default)]
 pub struct TriggerContext {
     pub tasks: Vec<PlanTask>,
-    pub finished_states: BTreeMap<usize, OpState>,
+    pub finished_states: BTreeMap<usize, TaskState>,
     pub topology_version: u32,
     pub serializer_version: u32,
 }
@@ -176,7 +177,7 @@ pub struct TriggerContext {
 #[derive(Clone, Debug)]
 pub struct Ack {
     pub stats: SubtaskStats,
-    pub state: OpState,
+    pub state: TaskState,
     pub input_state: Vec<(ChannelKey, Vec<Record>)>,
     pub output_state: Vec<(ChannelKey, Vec<Record>)>,
 }
@@ -712,7 +713,7 @@ impl Coordinator {
         now: Micros,
         t: usize,
         id: u64,
-        state: OpState,
+        state: TaskState,
         config: &EngineConfig,
     ) -> Vec<Command> {
         if !self.awaits(id, t) {
@@ -885,7 +886,7 @@ mod tests {
                 state_bytes: 10 * (t as u64 + 1),
                 ..Default::default()
             },
-            state: OpState::Stateless,
+            state: TaskState::default(),
             input_state: vec![],
             output_state: vec![],
         }

@@ -76,7 +76,7 @@ impl Engine {
             .tasks
             .iter()
             .filter(|t| t.status == TaskStatus::Finished)
-            .map(|t| (t.id, t.state.clone()))
+            .map(|t| (t.id, t.chain.snapshot(t.index)))
             .collect();
         TriggerContext {
             tasks,
@@ -236,7 +236,7 @@ impl Engine {
             {
                 continue;
             }
-            let state = self.tasks[t].state.clone();
+            let state = self.tasks[t].chain.snapshot(self.tasks[t].index);
             self.tasks[t].checkpoints.remove(&id);
             let out = self
                 .coordinator

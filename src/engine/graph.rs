@@ -1,12 +1,15 @@
-//! JobGraph → ExecutionGraph: operators expand into subtasks; each edge into one result
-//! partition per producer subtask (a subpartition per connected consumer) and one input
-//! gate per consumer subtask (an input channel per connected producer).
+//! JobGraph → ExecutionGraph: each vertex of the runtime layout (a chain of the physical
+//! plan, [`super::chain::Layout`]) expands into subtasks; each non-chained edge into one
+//! result partition per producer subtask (a subpartition per connected consumer) and one
+//! input gate per consumer subtask (an input channel per connected producer). A chained
+//! edge gets neither: its records are handed on by method call inside the task.
 //!
 //! Connection patterns follow Flink: `forward` one-to-one; `rescale` pointwise (each
 //! producer feeds a contiguous range of consumers, or a range of producers feeds one
 //! consumer); `rebalance`, `hash` and `broadcast` all-to-all. An operator with several
 //! incoming edges reads them as one union input.
 
+use super::chain::Layout;
 use super::config::EngineConfig;
 use super::network::{Channel, Gate, Partition};
 use super::spec::{JobSpec, OperatorKind, Partitioner};
@@ -19,14 +22,16 @@ pub struct EdgeRuntime {
     pub partitioner: Partitioner,
     /// Unaligned barriers may travel this edge (otherwise they are forced aligned).
     pub unaligned_capable: bool,
+    /// Inside a chain: no partition, gate or channel.
+    pub chained: bool,
 }
 
 /// The expanded graph, before any task state.
 pub struct ExecutionGraph {
     pub edges: Vec<EdgeRuntime>,
-    /// Task ids of each operator's subtasks.
+    /// Task ids of each operator's subtasks (its chain's tasks, by subtask index).
     pub operator_tasks: Vec<Vec<usize>>,
-    /// (operator, subtask index) per task.
+    /// (layout vertex, subtask index) per task.
     pub task_ids: Vec<(usize, u32)>,
     pub channels: Vec<Channel>,
     pub partitions: Vec<Partition>,
@@ -55,6 +60,7 @@ pub fn targets(partitioner: Partitioner, a: u32, p_from: u32, p_to: u32) -> Vec<
 pub fn build(
     spec: &JobSpec,
     partitioners: &[Partitioner],
+    layout: &Layout,
     config: &EngineConfig,
 ) -> ExecutionGraph {
     let ops = &spec.operators;
@@ -62,11 +68,13 @@ pub fn build(
         .edges
         .iter()
         .zip(partitioners)
-        .map(|(e, p)| EdgeRuntime {
+        .enumerate()
+        .map(|(i, (e, p))| EdgeRuntime {
             from_op: spec.operator_index(&e.from).expect("validated"),
             to_op: spec.operator_index(&e.to).expect("validated"),
             partitioner: *p,
             unaligned_capable: true,
+            chained: layout.chained.get(i).copied().unwrap_or(false),
         })
         .collect();
     // If any input edge of an operator cannot carry unaligned barriers, none of them can
@@ -85,16 +93,19 @@ pub fn build(
             e.unaligned_capable = all_support;
         }
     }
-    let mut operator_tasks = Vec::new();
+    let mut vertex_tasks = Vec::new();
     let mut task_ids = Vec::new();
-    for (o, op) in ops.iter().enumerate() {
+    for (v, members) in layout.vertices.iter().enumerate() {
         let mut ids = Vec::new();
-        for i in 0..op.parallelism {
+        for i in 0..ops[members[0]].parallelism {
             ids.push(task_ids.len());
-            task_ids.push((o, i));
+            task_ids.push((v, i));
         }
-        operator_tasks.push(ids);
+        vertex_tasks.push(ids);
     }
+    let operator_tasks: Vec<Vec<usize>> = (0..ops.len())
+        .map(|o| vertex_tasks[layout.vertex_of[o]].clone())
+        .collect();
     let n_tasks = task_ids.len();
     let mut channels = Vec::new();
     let mut partitions = Vec::new();
@@ -102,7 +113,7 @@ pub fn build(
     let mut task_gates = vec![Vec::new(); n_tasks];
     let mut task_partitions = vec![Vec::new(); n_tasks];
     let mut task_inputs = vec![Vec::new(); n_tasks];
-    for (e_idx, e) in edges.iter().enumerate() {
+    for (e_idx, e) in edges.iter().enumerate().filter(|(_, e)| !e.chained) {
         let (pf, pt) = (ops[e.from_op].parallelism, ops[e.to_op].parallelism);
         // Gates first, so channels can name them.
         let mut gate_of_consumer = Vec::new();

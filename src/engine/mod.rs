@@ -14,9 +14,11 @@
 //! storage), [`coordinator`], [`recovery`], [`sinks`] (external systems and the
 //! exactly-once verdict), [`loss`] (which failure lost a missing record), [`log`], `stats` and [`report`];
 //! [`physical_plan`] (chains, slots, TaskManagers, channel kinds, failover regions: what
-//! Flink would deploy, not yet read by the runtime).
+//! Flink would deploy) and [`chain`] (a task's operator chain, the plan's chains at run
+//! time).
 
 pub mod barrier_handler;
+pub mod chain;
 pub mod channel_state;
 pub mod checkpoint;
 mod checkpointed_input;

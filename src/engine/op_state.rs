@@ -25,3 +25,12 @@ pub enum OpState {
     Keyed(BTreeMap<u64, i64>),
     Sink(SinkTxns),
 }
+
+/// A subtask's snapshot of its operators (Flink's `TaskStateSnapshot`: one
+/// `OperatorSubtaskState` per chained operator): each operator's state by spec operator,
+/// in chain order, with the subtask index, so a restore finds every operator's own state.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TaskState {
+    pub subtask: u32,
+    pub operators: Vec<(usize, OpState)>,
+}

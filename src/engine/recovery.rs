@@ -191,18 +191,18 @@ impl Engine {
             // Operator state.
             let mut offsets = BTreeMap::new();
             for t in 0..self.tasks.len() {
-                if let Some(state) = cp.states.get(&t) {
-                    self.tasks[t].state = state.clone();
-                }
+                // Each chained operator gets its own state back, by operator and subtask
+                // (`OperatorChain.initializeStateAndOpenOperators`).
                 let sub = self.tasks[t].index;
+                self.tasks[t].chain.restore(sub, cp.states.values());
                 let op = self.tasks[t].operator;
-                if let OpState::Source { offset } = self.tasks[t].state {
+                if let OpState::Source { offset } = *self.tasks[t].chain.head_state() {
                     offsets.insert((op, sub), offset);
                     let hw = self.source_high_water.get(&(op, sub)).copied().unwrap_or(0);
                     replayed += hw.saturating_sub(offset);
                     self.tasks[t].high_water = offset;
                 }
-                if let OpState::Sink(txns) = &mut self.tasks[t].state {
+                for (op, txns) in self.tasks[t].chain.sinks_mut() {
                     for (k, records) in std::mem::take(&mut txns.pending) {
                         self.external[op]
                             .as_mut()

@@ -52,8 +52,13 @@ pub struct CheckpointReport {
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct SubtaskCheckpointReport {
+    /// The head operator of the subtask's chain (the operator itself when not chained).
     pub operator: String,
     pub subtask: u32,
+    /// Flink's name of the subtask's vertex (`Source: orders -> explode`).
+    pub vertex: String,
+    /// Every operator the subtask runs, in chain order (its snapshot holds each one's state).
+    pub chained_operators: Vec<String>,
     pub acknowledged: bool,
     pub unaligned: bool,
     /// When the first barrier (or the trigger, for sources) reached the subtask.
@@ -124,6 +129,9 @@ pub struct OperatorReport {
     pub id: String,
     pub kind: String,
     pub parallelism: u32,
+    /// Flink's name of the vertex (chain) running it; its busy/backpressured/idle ratios
+    /// are that chain's tasks', its records and state its own.
+    pub vertex: String,
     pub records_in: u64,
     pub records_out: u64,
     pub busy_ratio: f64,

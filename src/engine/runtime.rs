@@ -15,17 +15,19 @@
 )]
 
 use super::barrier_handler::BarrierHandler;
+use super::chain::{initial_state, ChainOutput, ChainedOperator, Layout, OperatorChain};
 use super::channel_state::ChannelStateWriter;
 use super::config::{BarrierKind, EngineConfig};
 use super::coordinator::Coordinator;
 use super::graph::{self, EdgeRuntime};
 use super::log::{EventLog, LogKind};
 use super::network::{Channel, Gate, Partition};
+use super::physical_plan::PhysicalPlan;
 use super::report::{FailureReport, Report, SinkRecord};
 use super::rng::Rng;
 use super::sinks::ExternalSink;
 use super::spec::{Action, JobSpec, OperatorKind, Partitioner, SpecError, TimedAction};
-use super::task::{Activity, Mail, OpState, SinkTxns, Task, TaskMetrics, TaskStatus};
+use super::task::{Activity, Mail, Task, TaskMetrics, TaskStatus};
 use super::time::Micros;
 use serde::Serialize;
 use std::cmp::Reverse;
@@ -131,6 +133,11 @@ pub struct Engine {
     pub epoch: u32,
     pub status: JobStatus,
     pub operators: Vec<OperatorRuntime>,
+    /// What Flink deploys for the running topology (built at submission, rebuilt when a
+    /// topology change takes effect at a restart).
+    pub plan: PhysicalPlan,
+    /// The plan's chains as the runtime's tasks.
+    pub layout: Layout,
     pub edges: Vec<EdgeRuntime>,
     /// Partitioners that take effect at the next restart (topology changes).
     pub next_partitioners: Vec<Partitioner>,
@@ -190,6 +197,8 @@ impl Engine {
     /// Validates the job and deploys it at virtual time 0.
     pub fn new(spec: JobSpec) -> Result<Engine, SpecError> {
         spec.validate()?;
+        let plan = PhysicalPlan::build(&spec)?;
+        let layout = Layout::of(&plan, &spec);
         let partitioners: Vec<Partitioner> = spec.edges.iter().map(|e| e.partitioner).collect();
         let config = spec.config.clone();
         let operators = spec
@@ -225,6 +234,8 @@ impl Engine {
             epoch: 0,
             status: JobStatus::Running,
             operators,
+            plan,
+            layout,
             edges: Vec::new(),
             next_partitioners: partitioners,
             topology_version: 0,
@@ -272,7 +283,13 @@ impl Engine {
     /// Builds the execution graph and fresh tasks for a new job attempt.
     pub(crate) fn deploy(&mut self) {
         self.serializer_version = self.config.serializer_version;
-        let mut g = graph::build(&self.spec, &self.next_partitioners, &self.config);
+        self.replan();
+        let mut g = graph::build(
+            &self.spec,
+            &self.next_partitioners,
+            &self.layout,
+            &self.config,
+        );
         // Flink's rebalance/rescale partitioners start at a random channel
         // (`RebalancePartitioner.setup`); one seeded stream per deployment.
         let mut rng = Rng::new(self.spec.seed).fork(0x5EED_0000 + self.epoch as u64);
@@ -285,17 +302,13 @@ impl Engine {
         self.partitions = g.partitions;
         self.gates = g.gates;
         let mut tasks = Vec::with_capacity(g.task_ids.len());
-        for (id, &(op, index)) in g.task_ids.iter().enumerate() {
+        for (id, &(vertex, index)) in g.task_ids.iter().enumerate() {
+            let chain = self.chain_of(vertex, &g.task_partitions[id]);
+            let op = chain.head();
             let o = &self.operators[op];
             let (is_source, legacy) = match &o.kind {
                 OperatorKind::Source(s) => (true, s.api.is_legacy()),
                 _ => (false, false),
-            };
-            let state = match &o.kind {
-                OperatorKind::Source(_) => OpState::Source { offset: 0 },
-                OperatorKind::KeyedAggregate => OpState::Keyed(BTreeMap::new()),
-                OperatorKind::Sink { .. } => OpState::Sink(SinkTxns::default()),
-                _ => OpState::Stateless,
             };
             let mut upstream: Vec<usize> = g.task_inputs[id]
                 .iter()
@@ -306,8 +319,9 @@ impl Engine {
             tasks.push(Task {
                 id,
                 operator: op,
+                vertex,
                 index,
-                name: format!("{}#{}", o.id, index),
+                name: self.layout.subtask_name(&self.spec, vertex, index),
                 is_source,
                 legacy_source: legacy,
                 inputs: g.task_inputs[id].clone(),
@@ -326,7 +340,7 @@ impl Engine {
                 pending_out: Default::default(),
                 channels_with_data: Default::default(),
                 handler: BarrierHandler::new(&self.config, g.task_inputs[id].len()),
-                state,
+                chain,
                 metrics: TaskMetrics::default(),
                 checkpoints: BTreeMap::new(),
                 aborted: Vec::new(),
@@ -339,8 +353,11 @@ impl Engine {
         for o in self.operators.iter_mut() {
             o.tasks.clear();
         }
+        // Every operator of a chain runs in the chain's tasks.
         for t in &tasks {
-            self.operators[t.operator].tasks.push(t.id);
+            for o in &t.chain.ops {
+                self.operators[o.operator].tasks.push(t.id);
+            }
         }
         // Carry metrics over attempts so ratios cover the whole run (the old attempt's
         // running activity booked up to now first, whatever the host's slicing was).
@@ -348,6 +365,11 @@ impl Engine {
             self.close_activity();
             for (new, old) in tasks.iter_mut().zip(self.tasks.iter()) {
                 new.metrics = old.metrics.clone();
+                for (a, b) in new.chain.ops.iter_mut().zip(&old.chain.ops) {
+                    if a.operator == b.operator {
+                        (a.records_in, a.records_out) = (b.records_in, b.records_out);
+                    }
+                }
                 let m = &new.metrics;
                 new.debloat_mark = m.busy + m.soft_backpressured + m.hard_backpressured;
             }
@@ -369,6 +391,77 @@ impl Engine {
             self.schedule(self.now + self.config.buffer_timeout, Ev::Flush);
         }
         self.schedule_debloating();
+    }
+
+    /// Rebuilds the physical plan and layout when a topology change (a partitioner set
+    /// for the next restart) takes effect: a forward edge turned into another partitioner
+    /// splits its chain. The plan's other inputs are fixed at submission.
+    fn replan(&mut self) {
+        if self.plan_partitioners() == self.next_partitioners {
+            return;
+        }
+        let mut deployed = self.spec.clone();
+        deployed.events.clear();
+        for (e, p) in deployed.edges.iter_mut().zip(&self.next_partitioners) {
+            e.partitioner = *p;
+        }
+        // Validated with the change (`check_action`); an unplannable one keeps the old plan.
+        if let Ok(plan) = PhysicalPlan::build(&deployed) {
+            self.layout = Layout::of(&plan, &deployed);
+            self.plan = plan;
+        }
+    }
+
+    /// The partitioners of the spec edges the current plan was built with.
+    fn plan_partitioners(&self) -> Vec<Partitioner> {
+        let mut out: Vec<Partitioner> = self.spec.edges.iter().map(|e| e.partitioner).collect();
+        for e in &self.plan.edges {
+            if let Some(i) = e.spec_edge {
+                out[i] = e.partitioner;
+            }
+        }
+        out
+    }
+
+    /// The operator chain of a task of layout vertex `vertex` whose result partitions are
+    /// `partitions` (its non-chained out-edges, in edge order): each operator's outputs in
+    /// the order of its outgoing edges, chained ones to their slot, the others to their
+    /// partition.
+    fn chain_of(&self, vertex: usize, partitions: &[usize]) -> OperatorChain {
+        let members = &self.layout.vertices[vertex];
+        let ops = members
+            .iter()
+            .map(|&op| {
+                let outputs = self
+                    .edges
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, e)| e.from_op == op)
+                    .filter_map(|(i, e)| {
+                        if e.chained {
+                            members
+                                .iter()
+                                .position(|&m| m == e.to_op)
+                                .map(ChainOutput::Chained)
+                        } else {
+                            partitions
+                                .iter()
+                                .copied()
+                                .find(|&p| self.partitions[p].edge == i)
+                                .map(ChainOutput::Partition)
+                        }
+                    })
+                    .collect();
+                ChainedOperator {
+                    operator: op,
+                    state: initial_state(&self.operators[op].kind),
+                    records_in: 0,
+                    records_out: 0,
+                    outputs,
+                }
+            })
+            .collect();
+        OperatorChain { ops }
     }
 
     // ------------------------------------------------------------------ scheduling
@@ -752,15 +845,16 @@ impl Engine {
         let records = self
             .operators
             .iter()
-            .map(|o| {
+            .enumerate()
+            .map(|(op, o)| {
                 o.tasks
                     .iter()
                     .map(|&t| {
-                        let m = &self.tasks[t].metrics;
+                        let (records_in, records_out) = self.tasks[t].operator_records(op);
                         if matches!(o.kind, OperatorKind::Sink { .. }) {
-                            m.records_in
+                            records_in
                         } else {
-                            m.records_out
+                            records_out
                         }
                     })
                     .sum()

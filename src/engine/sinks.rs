@@ -291,8 +291,8 @@ impl Engine {
         let pending_records = self.operators[sink]
             .tasks
             .iter()
-            .map(|&t| match &self.tasks[t].state {
-                super::task::OpState::Sink(txns) => {
+            .map(|&t| match self.tasks[t].chain.state_of(sink) {
+                Some(super::task::OpState::Sink(txns)) => {
                     txns.open.len() as u64
                         + txns.pending.values().map(|v| v.len() as u64).sum::<u64>()
                 }

@@ -86,7 +86,7 @@ pub struct OperatorSpec {
     /// Virtual processing time per input record (for sources: per emitted record).
     pub cost: Micros,
     /// Chaining overrides and slot-sharing group, as the DataStream API sets them; read by
-    /// [`super::physical_plan`] (the runtime does not chain yet).
+    /// [`super::physical_plan`], whose chains the runtime runs as one task each.
     pub chaining: OperatorChaining,
 }
 

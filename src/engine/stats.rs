@@ -28,6 +28,13 @@ pub fn checkpoint_report(engine: &Engine, s: &CheckpointStats) -> CheckpointRepo
             SubtaskCheckpointReport {
                 operator: engine.operators[task.operator].id.clone(),
                 subtask: task.index,
+                vertex: engine.layout.names[task.vertex].clone(),
+                chained_operators: task
+                    .chain
+                    .ops
+                    .iter()
+                    .map(|o| engine.operators[o.operator].id.clone())
+                    .collect(),
                 acknowledged: st.ack_at.is_some(),
                 unaligned: st.persisted_bytes > 0,
                 first_barrier_ms: st.started_at.map(ms),
@@ -104,27 +111,31 @@ pub fn build_report(engine: &Engine) -> Report {
     let operators = engine
         .operators
         .iter()
-        .map(|o| {
+        .enumerate()
+        .map(|(op, o)| {
             let mut r = OperatorReport {
                 id: o.id.clone(),
                 kind: o.kind.name().to_string(),
                 parallelism: o.parallelism,
+                vertex: engine.layout.names[engine.layout.vertex_of[op]].clone(),
                 ..Default::default()
             };
             let n = o.tasks.len().max(1) as f64;
             for &t in &o.tasks {
                 let task = &engine.tasks[t];
-                let m = &task.metrics;
                 let (busy, soft, hard, idle) = task.activity_until(engine.now);
                 let total = (busy + soft + hard + idle).max(1) as f64;
-                r.records_in += m.records_in;
-                r.records_out += m.records_out;
+                let (records_in, records_out) = task.operator_records(op);
+                r.records_in += records_in;
+                r.records_out += records_out;
                 r.busy_ratio += busy as f64 / total / n;
                 r.backpressured_ratio += (soft + hard) as f64 / total / n;
                 r.idle_ratio += idle as f64 / total / n;
                 r.hard_backpressured_ratio += hard as f64 / total / n;
-                r.state_bytes +=
-                    super::checkpoint::state_size(&task.state, engine.config.state_bytes_per_key);
+                if let Some(state) = task.chain.state_of(op) {
+                    r.state_bytes +=
+                        super::checkpoint::state_size(state, engine.config.state_bytes_per_key);
+                }
             }
             let round = |x: f64| (x * 1e4).round() / 1e4;
             r.busy_ratio = round(r.busy_ratio);

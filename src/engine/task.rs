@@ -10,9 +10,10 @@
 //! `busyTimeMsPerSecond` / `backPressuredTimeMsPerSecond` / `idleTimeMsPerSecond`.
 
 use super::barrier_handler::BarrierHandler;
+pub use super::chain::OperatorChain;
 use super::checkpoint::SubtaskCheckpoint;
 use super::network::Barrier;
-pub use super::op_state::{OpState, SinkTxns};
+pub use super::op_state::{OpState, SinkTxns, TaskState};
 use super::record::Record;
 use super::time::Micros;
 use serde::Serialize;
@@ -79,9 +80,13 @@ pub struct TaskMetrics {
 #[derive(Clone, Debug)]
 pub struct Task {
     pub id: usize,
+    /// The head operator of its chain (the spec operator the task's inputs reach).
     pub operator: usize,
+    /// Index of its vertex in the runtime layout ([`super::chain::Layout`]).
+    pub vertex: usize,
     pub index: u32,
-    /// `operator#index`, as Flink's web UI names subtasks.
+    /// Flink's web UI subtask name, `Source: orders -> explode (1/2)` (version-1 runs:
+    /// `operator#index`).
     pub name: String,
     pub is_source: bool,
     /// A legacy `SourceFunction` (`SourceStreamTask`): emits with no availability check
@@ -90,7 +95,8 @@ pub struct Task {
     /// Input channels (all gates, the union of incoming edges).
     pub inputs: Vec<usize>,
     pub gates: Vec<usize>,
-    /// One partition per outgoing edge, in edge order.
+    /// One partition per non-chained outgoing edge of any chained operator, in edge order
+    /// (the chain's `RecordWriterOutput`s).
     pub partitions: Vec<usize>,
     pub upstream_tasks: Vec<usize>,
     pub status: TaskStatus,
@@ -109,7 +115,8 @@ pub struct Task {
     /// Channels with items the default action can read, in arrival order.
     pub channels_with_data: VecDeque<usize>,
     pub handler: BarrierHandler,
-    pub state: OpState,
+    /// The chained operators and their states (`OperatorChain`).
+    pub chain: OperatorChain,
     pub metrics: TaskMetrics,
     /// In-progress checkpoints of this subtask (sync done, async running).
     pub checkpoints: BTreeMap<u64, SubtaskCheckpoint>,
@@ -129,6 +136,17 @@ pub struct Task {
 }
 
 impl Task {
+    /// Records in and out of spec operator `op` in this task: the task's own counters for
+    /// a single-operator task (what its channels saw), else the chained operator's.
+    pub fn operator_records(&self, op: usize) -> (u64, u64) {
+        if self.chain.ops.len() == 1 {
+            return (self.metrics.records_in, self.metrics.records_out);
+        }
+        self.chain.slot_of(op).map_or((0, 0), |s| {
+            (self.chain.ops[s].records_in, self.chain.ops[s].records_out)
+        })
+    }
+
     /// Busy, soft-backpressured, hard-backpressured and idle time up to `now`, including
     /// the activity still running.
     pub fn activity_until(&self, now: Micros) -> (Micros, Micros, Micros, Micros) {

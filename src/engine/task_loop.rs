@@ -1,11 +1,13 @@
 //! The mailbox loop of a subtask (Flink's `MailboxProcessor.runMailboxStep`) and the
-//! operators' record functions.
+//! task's side of its operator chain ([`super::chain`]): what a chained operator's record
+//! needs from the engine (partitioning into the task's result partitions, the external
+//! sink systems, the live costs).
 //!
 //! One call of [`Engine::run_task`] runs at most one step: finish writing the previous
 //! record's output (blocking mid-record if no buffer is free — no mail runs then); else one
 //! mail; else the default action, which with the availability check waits for a free output
-//! buffer first, then emits one source record or processes one input record and stays busy
-//! for the operator's cost.
+//! buffer first, then emits one source record or processes one input record — pushing it
+//! through the whole chain by method calls — and stays busy for the chain's cost.
 //!
 //! Sources come in Flink's two kinds ([`super::spec::SourceApi`]): a FLIP-27 source is a mailbox task
 //! like any other (it respects the availability check and emits between mails); a legacy
@@ -13,11 +15,12 @@
 //! availability check, so under backpressure it blocks mid-record holding the lock, and
 //! the task's mails — the checkpoint trigger included — wait for the lock (step 1 below).
 
+use super::chain::ChainHost;
 use super::log::LogKind;
 use super::network::{Event, Item};
 use super::record::{key_group_target, source_key, source_value, Lineage, Record};
 use super::runtime::Engine;
-use super::spec::{OperatorKind, Partitioner, SinkDelivery};
+use super::spec::{OperatorKind, Partitioner};
 use super::task::{Activity, Emit, Mail, OpState, TaskStatus};
 use super::time::Micros;
 use std::collections::VecDeque;
@@ -107,7 +110,7 @@ impl Engine {
         };
         let src = src.clone();
         let rate = self.operators[op].rate;
-        let OpState::Source { offset } = self.tasks[t].state else {
+        let OpState::Source { offset } = *self.tasks[t].chain.head_state() else {
             unreachable!()
         };
         let mut offset = offset;
@@ -124,7 +127,7 @@ impl Engine {
                 let lost = oldest.min(produced) - offset;
                 self.records_expired(t, op, offset, lost);
                 offset = oldest.min(produced);
-                self.tasks[t].state = OpState::Source { offset };
+                *self.tasks[t].chain.head_state_mut() = OpState::Source { offset };
             }
         }
         if offset >= produced {
@@ -146,11 +149,20 @@ impl Engine {
                 path: Vec::new(),
             }),
         };
-        self.tasks[t].state = OpState::Source { offset: offset + 1 };
+        *self.tasks[t].chain.head_state_mut() = OpState::Source { offset: offset + 1 };
         self.tasks[t].high_water = self.tasks[t].high_water.max(offset + 1);
         self.log.fold(offset ^ ((t as u64) << 40));
-        self.route(t, record);
-        self.busy_for(t, self.operators[op].cost);
+        let cost = self.push_through_chain(t, record);
+        self.busy_for(t, cost);
+    }
+
+    /// Hands `record` to the head of task `t`'s chain and on through it; returns the
+    /// chain's busy time for it.
+    fn push_through_chain(&mut self, t: usize, record: Record) -> Micros {
+        let mut chain = std::mem::take(&mut self.tasks[t].chain);
+        let cost = chain.push(0, record, &mut TaskSide { engine: self, t });
+        self.tasks[t].chain = chain;
+        cost
     }
 
     fn busy_for(&mut self, t: usize, cost: Micros) {
@@ -179,8 +191,7 @@ impl Engine {
                 }
                 self.log
                     .fold(record.lineage.offset ^ ((t as u64) << 40) ^ self.now.rotate_left(20));
-                self.process_record(t, record);
-                let cost = self.operators[self.tasks[t].operator].cost;
+                let cost = self.push_through_chain(t, record);
                 self.busy_for(t, cost);
             }
         }
@@ -223,105 +234,42 @@ impl Engine {
         }
     }
 
-    /// Applies the operator to one input record.
-    fn process_record(&mut self, t: usize, record: Record) {
-        let op = self.tasks[t].operator;
-        match self.operators[op].kind.clone() {
-            OperatorKind::Map | OperatorKind::Source(_) => self.route(t, record),
-            OperatorKind::FlatMap { fan_out } => {
-                for i in 0..fan_out {
-                    let lineage = if fan_out > 1 {
-                        Rc::new(record.lineage.child(i))
-                    } else {
-                        record.lineage.clone()
+    /// Partitions a record into result partition `p` of task `t` as pending output
+    /// (`RecordWriterOutput` → `ChannelSelectorRecordWriter`).
+    fn route_to_partition(&mut self, t: usize, p: usize, record: Record) {
+        let edge = self.partitions[p].edge;
+        let channels = &self.partitions[p].channels;
+        let size = record.size;
+        let push = |task: &mut super::task::Task, channel: usize, record: Record| {
+            task.pending_out.push_back(Emit {
+                channel,
+                record,
+                remaining: size,
+            });
+        };
+        match self.edges[edge].partitioner {
+            Partitioner::Forward => {
+                let c = channels[0];
+                push(&mut self.tasks[t], c, record);
+            }
+            Partitioner::Rebalance | Partitioner::Rescale => {
+                let part = &mut self.partitions[p];
+                let c = part.channels[part.next_channel % part.channels.len()];
+                part.next_channel = (part.next_channel + 1) % part.channels.len();
+                push(&mut self.tasks[t], c, record);
+            }
+            Partitioner::Hash => {
+                let n = channels.len() as u32;
+                let c = channels[key_group_target(record.key, n) as usize];
+                push(&mut self.tasks[t], c, record);
+            }
+            Partitioner::Broadcast => {
+                for (i, &c) in channels.clone().iter().enumerate() {
+                    let copy = Record {
+                        lineage: Rc::new(record.lineage.child(i as u32)),
+                        ..record.clone()
                     };
-                    self.route(
-                        t,
-                        Record {
-                            lineage,
-                            ..record.clone()
-                        },
-                    );
-                }
-            }
-            OperatorKind::KeyedAggregate => {
-                let OpState::Keyed(sums) = &mut self.tasks[t].state else {
-                    unreachable!()
-                };
-                let sum = sums.entry(record.key).or_insert(0);
-                *sum += record.value;
-                let value = *sum;
-                self.route(t, Record { value, ..record });
-            }
-            OperatorKind::Sink { delivery } => self.sink_write(t, op, delivery, record),
-        }
-    }
-
-    fn sink_write(&mut self, t: usize, op: usize, delivery: SinkDelivery, record: Record) {
-        match delivery {
-            SinkDelivery::TwoPhaseCommit => {
-                let OpState::Sink(txns) = &mut self.tasks[t].state else {
-                    unreachable!()
-                };
-                txns.open.push(record);
-            }
-            _ => {
-                let sub = self.tasks[t].index;
-                self.external[op]
-                    .as_mut()
-                    .expect("sink")
-                    .write(sub, &record);
-            }
-        }
-    }
-
-    /// Partitions a record over the task's outgoing edges into pending output.
-    fn route(&mut self, t: usize, record: Record) {
-        let parts = self.tasks[t].partitions.clone();
-        let several = parts.len() > 1;
-        for (ordinal, p) in parts.into_iter().enumerate() {
-            let record = if several {
-                Record {
-                    lineage: Rc::new(record.lineage.child(ordinal as u32)),
-                    ..record.clone()
-                }
-            } else {
-                record.clone()
-            };
-            let edge = self.partitions[p].edge;
-            let channels = &self.partitions[p].channels;
-            let size = record.size;
-            let push = |task: &mut super::task::Task, channel: usize, record: Record| {
-                task.pending_out.push_back(Emit {
-                    channel,
-                    record,
-                    remaining: size,
-                });
-            };
-            match self.edges[edge].partitioner {
-                Partitioner::Forward => {
-                    let c = channels[0];
-                    push(&mut self.tasks[t], c, record);
-                }
-                Partitioner::Rebalance | Partitioner::Rescale => {
-                    let part = &mut self.partitions[p];
-                    let c = part.channels[part.next_channel % part.channels.len()];
-                    part.next_channel = (part.next_channel + 1) % part.channels.len();
-                    push(&mut self.tasks[t], c, record);
-                }
-                Partitioner::Hash => {
-                    let n = channels.len() as u32;
-                    let c = channels[key_group_target(record.key, n) as usize];
-                    push(&mut self.tasks[t], c, record);
-                }
-                Partitioner::Broadcast => {
-                    for (i, &c) in channels.clone().iter().enumerate() {
-                        let copy = Record {
-                            lineage: Rc::new(record.lineage.child(i as u32)),
-                            ..record.clone()
-                        };
-                        push(&mut self.tasks[t], c, copy);
-                    }
+                    push(&mut self.tasks[t], c, copy);
                 }
             }
         }
@@ -462,5 +410,33 @@ impl Engine {
                 self.finish_building(c);
             }
         }
+    }
+}
+
+/// The engine as the chain of task `t` sees it while a record runs through.
+struct TaskSide<'a> {
+    engine: &'a mut Engine,
+    t: usize,
+}
+
+impl ChainHost for TaskSide<'_> {
+    fn cost(&self, operator: usize) -> Micros {
+        self.engine.operators[operator].cost
+    }
+
+    fn kind(&self, operator: usize) -> &OperatorKind {
+        &self.engine.operators[operator].kind
+    }
+
+    fn emit(&mut self, partition: usize, record: Record) {
+        self.engine.route_to_partition(self.t, partition, record);
+    }
+
+    fn write_external(&mut self, operator: usize, record: &Record) {
+        let sub = self.engine.tasks[self.t].index;
+        self.engine.external[operator]
+            .as_mut()
+            .expect("sink")
+            .write(sub, record);
     }
 }

@@ -209,7 +209,10 @@ pub fn approx_bytes(e: &Engine) -> usize {
         _ => 0,
     };
     let checkpoint = |c: &CompletedCheckpoint| {
-        c.states.values().map(state).sum::<usize>()
+        c.states
+            .values()
+            .flat_map(|s| s.operators.iter().map(|(_, s)| state(s)))
+            .sum::<usize>()
             + c.input_state
                 .values()
                 .chain(c.output_state.values())
@@ -231,7 +234,10 @@ pub fn approx_bytes(e: &Engine) -> usize {
     let tasks: usize = e
         .tasks
         .iter()
-        .map(|t| 2048 + state(&t.state) + t.checkpoints.len() * 128)
+        .map(|t| {
+            2048 + t.chain.ops.iter().map(|o| state(&o.state)).sum::<usize>()
+                + t.checkpoints.len() * 128
+        })
         .sum();
     let log: usize = e
         .log

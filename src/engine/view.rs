@@ -44,7 +44,10 @@ impl BackpressureLevel {
 pub struct TaskView {
     pub id: usize,
     pub name: String,
+    /// The head operator of its chain.
     pub operator: usize,
+    /// Every operator it runs, in chain order.
+    pub chained_operators: Vec<usize>,
     pub index: u32,
     pub status: TaskStatus,
     pub activity: Activity,
@@ -182,6 +185,7 @@ impl Engine {
                     id: t.id,
                     name: t.name.clone(),
                     operator: t.operator,
+                    chained_operators: t.chain.ops.iter().map(|o| o.operator).collect(),
                     index: t.index,
                     status: t.status,
                     activity: t.activity,

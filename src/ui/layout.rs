@@ -127,7 +127,10 @@ impl Layout {
                 .filter(|(_, (edge, _))| edge.to == op.id)
                 .map(|(i, (edge, next))| {
                     let running = e.edges.get(i).map(|r| r.partitioner).unwrap_or(*next);
-                    format!("{} from {}", running.name(), edge.from)
+                    // A chained edge is a method call inside the head's subtasks.
+                    let chained = e.edges.get(i).is_some_and(|r| r.chained);
+                    let how = if chained { " (chained)" } else { "" };
+                    format!("{} from {}{how}", running.name(), edge.from)
                 })
                 .collect();
             ops.push(OpBox {
@@ -139,7 +142,8 @@ impl Layout {
                 inputs,
             });
             let mut ty = y + OP_HEADER_H;
-            for &t in &op.tasks {
+            // A chain's subtasks are drawn once, under its head operator.
+            for &t in op.tasks.iter().filter(|&&t| e.tasks[t].operator == o) {
                 let lanes = inputs_of[t].len().max(outputs_of[t].len());
                 let h = (lanes as f64 * pitch(lanes) + 10.0).max(MIN_TASK_H);
                 tasks[t] = Some(TaskBox {

@@ -201,7 +201,7 @@ test('8. keyboard: subtasks, Space on buttons, the help dialog, a refused settin
   await page.getByTestId('subtask-count-1').focus();
   await page.keyboard.press('Enter');
   await page.getByTestId('subtask-details').waitFor();
-  assert.match(await page.getByTestId('subtask-details').textContent(), /count#1/);
+  assert.match(await page.getByTestId('subtask-details').textContent(), /count \(2\/2\)/);
   // Space on the focused help button opens help; the run does not start playing.
   await page.getByTestId('help').focus();
   await page.keyboard.press(' ');

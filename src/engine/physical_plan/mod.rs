@@ -2,8 +2,8 @@
 //! slot-sharing groups, TaskManagers and slots, where each subtask runs, which channels are
 //! local and which remote, and the failover regions. Computed once from the job and its
 //! config ([`PhysicalPlan::build`]), as plain, ordered data, for the runtime to read and the
-//! UI to draw. The runtime does not use it yet: today every operator is its own task and
-//! every channel a remote one (issue 13's next step wires it in).
+//! UI to draw. The runtime runs its chains as one task each (`engine::chain`); channel
+//! kinds and regions are read by the network and recovery.
 //!
 //! It follows, read in apache/flink's 2.x sources:
 //! - [`chaining`]: `StreamingJobGraphGenerator.createChain` / `isChainable` /
