@@ -73,6 +73,8 @@ pub const SUBMISSION_KEYS: &[&str] = &[
     "taskmanager.load-balance.mode",
     "cluster.evenly-spread-out-slots",
     "jobmanager.execution.failover-strategy",
+    "playground.network.local-channels",
+    "playground.channel-state.writers-per-taskmanager",
 ];
 
 /// Why a `set_config` event of `key` is refused, if it is one of [`SUBMISSION_KEYS`].
