@@ -20,7 +20,8 @@
 //! backpressure. A priority event goes to the head, ahead of the data the consumer has not
 //! read (`PipelinedSubpartition.add` with `isPriorityEvent` → `notifyPriorityEvent`,
 //! `LocalInputChannel.getNextBuffer` then returns it first); an aligned barrier blocks the
-//! subpartition until `LocalInputChannel.resumeConsumption` (a method call: no latency).
+//! subpartition once the consumer polled it (nothing behind it is readable before), until
+//! `LocalInputChannel.resumeConsumption` (a method call: no latency).
 //! Unaligned capture differs from a remote channel's: `LocalInputChannel.checkpointStarted`
 //! persists nothing (the receiver holds no buffers), the buffers the consumer polls before
 //! the channel's barrier are persisted as they are polled (`getNextBuffer` →
@@ -250,6 +251,15 @@ impl Engine {
             if ch.blocked || (head.is_data() && ch.held_for_recovery) {
                 return;
             }
+            // The subpartition blocks when the consumer polls an aligned barrier
+            // (`PipelinedSubpartition.pollBuffer`: `isBlockingUpstream` → `isBlocked`); until
+            // then nothing behind it is readable, priority events excepted.
+            let behind_barrier = ch.received.iter().any(|i| {
+                matches!(i, Item::Event { event: Event::Barrier(b), priority: false } if b.kind.blocks_upstream())
+            });
+            if behind_barrier && !head.is_priority() {
+                return;
+            }
             let ch = &mut self.channels[c];
             match ch.queue.pop_front().expect("head exists") {
                 Item::Data(mut b) => {
@@ -258,12 +268,7 @@ impl Engine {
                     ch.received.push_back(Item::Data(b));
                     self.notify_data(c);
                 }
-                Item::Event { event, priority } => {
-                    if matches!(&event, Event::Barrier(b) if b.kind.blocks_upstream()) {
-                        self.channels[c].blocked = true;
-                    }
-                    self.deliver_event(c, event, priority);
-                }
+                Item::Event { event, priority } => self.deliver_event(c, event, priority),
             }
         }
     }
@@ -271,9 +276,10 @@ impl Engine {
     /// The consumer polled `item` from channel `c` (`LocalInputChannel.getNextBuffer`). On a
     /// local channel a data buffer polled while an unaligned checkpoint waits for this
     /// channel's barrier is persisted now (`ChannelStatePersister.maybePersist`; the barrier
-    /// overtook nothing of it, or the producer would have taken it as output state), and a
-    /// timeout-capable aligned barrier leaves the producer's subpartition only now. Remote
-    /// channels did both on arrival.
+    /// overtook nothing of it, or the producer would have taken it as output state), and an
+    /// aligned barrier leaves the producer's subpartition only now: it blocks the
+    /// subpartition, and a timeout-capable one can no longer be overtaken at the output.
+    /// Remote channels did all three when the buffer or barrier was sent or arrived.
     pub(crate) fn local_polled(&mut self, c: usize, item: &mut Item) {
         if !self.channels[c].is_local() {
             return;
@@ -291,9 +297,14 @@ impl Engine {
             Item::Event {
                 event: Event::Barrier(b),
                 priority: false,
-            } if b.kind == BarrierKind::TimeoutableAligned => {
-                let producer = self.channels[c].from_task;
-                self.output_barrier_sent(producer, b.id);
+            } => {
+                if b.kind.blocks_upstream() {
+                    self.channels[c].blocked = true;
+                }
+                if b.kind == BarrierKind::TimeoutableAligned {
+                    let producer = self.channels[c].from_task;
+                    self.output_barrier_sent(producer, b.id);
+                }
             }
             _ => {}
         }

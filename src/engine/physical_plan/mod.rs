@@ -2,8 +2,9 @@
 //! slot-sharing groups, TaskManagers and slots, where each subtask runs, which channels are
 //! local and which remote, and the failover regions. Computed once from the job and its
 //! config ([`PhysicalPlan::build`]), as plain, ordered data, for the runtime to read and the
-//! UI to draw. The runtime does not use it yet: today every operator is its own task and
-//! every channel a remote one (issue 13's next step wires it in).
+//! UI to draw. The runtime reads its placement for channel kinds (`graph.rs`: local
+//! channels inside a TaskManager) and channel-state writers (per TaskManager); every
+//! operator is still its own task there.
 //!
 //! It follows, read in apache/flink's 2.x sources:
 //! - [`chaining`]: `StreamingJobGraphGenerator.createChain` / `isChainable` /
