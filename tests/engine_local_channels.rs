@@ -268,54 +268,58 @@ fn sharers_of_a_channel_state_file_acknowledge_together() {
 }
 
 /// Exactly-once through a failure of a consumer and of a producer with local channels, in
-/// aligned and unaligned mode, every invariant after every step, no buffer left behind.
+/// aligned and unaligned mode, at six seeds and failure times (each message names its
+/// seed), every invariant after every step, no buffer left behind.
 #[test]
 fn exactly_once_through_failures_with_local_channels_and_no_leak() {
-    for (mode, unaligned) in [("aligned", "false"), ("unaligned", "true")] {
-        for (operator, subtask) in [("out", 0), ("src", 1)] {
-            let mut spec = mirror(
-                &[
-                    ("execution.checkpointing.interval", "500ms"),
-                    ("execution.checkpointing.unaligned.enabled", unaligned),
-                    ("restart-strategy.type", "fixed-delay"),
-                    ("restart-strategy.fixed-delay.delay", "100ms"),
-                    ("taskmanager.memory.segment-size", "4kb"),
-                ],
-                Some(1_500),
-                SinkDelivery::TwoPhaseCommit,
-            );
-            spec.duration = d("60s");
-            spec.events.push(TimedAction {
-                at: d("1700ms"),
-                action: Action::Fail {
-                    operator: operator.into(),
-                    subtask,
-                },
-            });
-            let what = format!("{mode}, {operator}#{subtask} fails (seed {})", spec.seed);
-            let mut e = Engine::new(spec).unwrap();
-            assert!(!local_channels(&e).is_empty());
-            while e.step() {
-                if let Err(m) = e.check_invariants() {
-                    panic!("{what}: {m}");
+    for seed in 0..6u64 {
+        for (mode, unaligned) in [("aligned", "false"), ("unaligned", "true")] {
+            for (operator, subtask) in [("out", 0), ("src", 1)] {
+                let mut spec = mirror(
+                    &[
+                        ("execution.checkpointing.interval", "500ms"),
+                        ("execution.checkpointing.unaligned.enabled", unaligned),
+                        ("restart-strategy.type", "fixed-delay"),
+                        ("restart-strategy.fixed-delay.delay", "100ms"),
+                        ("taskmanager.memory.segment-size", "4kb"),
+                    ],
+                    Some(1_500),
+                    SinkDelivery::TwoPhaseCommit,
+                );
+                spec.duration = d("60s");
+                spec.seed = 11 + seed;
+                spec.events.push(TimedAction {
+                    at: d("1700ms") + seed * 137_000,
+                    action: Action::Fail {
+                        operator: operator.into(),
+                        subtask,
+                    },
+                });
+                let what = format!("{mode}, {operator}#{subtask} fails (seed {})", spec.seed);
+                let mut e = Engine::new(spec).unwrap();
+                assert!(!local_channels(&e).is_empty());
+                while e.step() {
+                    if let Err(m) = e.check_invariants() {
+                        panic!("{what}: {m}");
+                    }
                 }
-            }
-            assert_eq!(e.status, JobStatus::Finished, "{what}: did not finish");
-            assert!(!e.failures.is_empty(), "{what}: no failure");
-            e.check_no_leak().unwrap_or_else(|m| panic!("{what}: {m}"));
-            for c in &e.channels {
+                assert_eq!(e.status, JobStatus::Finished, "{what}: did not finish");
+                assert!(!e.failures.is_empty(), "{what}: no failure");
+                e.check_no_leak().unwrap_or_else(|m| panic!("{what}: {m}"));
+                for c in &e.channels {
+                    assert!(
+                        !c.received.iter().any(Item::is_data),
+                        "{what}: channel {} holds data",
+                        c.id
+                    );
+                }
+                let v = e.sink_verdict(1);
                 assert!(
-                    !c.received.iter().any(Item::is_data),
-                    "{what}: channel {} holds data",
-                    c.id
+                    v.exactly_once,
+                    "{what}: {} duplicates, {} lost",
+                    v.duplicates, v.lost
                 );
             }
-            let v = e.sink_verdict(1);
-            assert!(
-                v.exactly_once,
-                "{what}: {} duplicates, {} lost",
-                v.duplicates, v.lost
-            );
         }
     }
 }
