@@ -225,6 +225,21 @@ pub fn translate(doc: &Document, spec: &JobSpec, notes: &mut Notes) -> String {
                     ));
                 }
             }
+            Some(Mapping::Model(why))
+                if matches!(
+                    k.key,
+                    "playground.network.local-channels"
+                        | "playground.channel-state.writers-per-taskmanager"
+                ) =>
+            {
+                // A version-1 scenario pins them off: the exported job runs Flink's way.
+                if is_set {
+                    notes.approximate(format!(
+                        "{path}: {} — {why}: the Flink run has them, the simulator's did not",
+                        value.unwrap_or_default()
+                    ));
+                }
+            }
             Some(Mapping::Model(why)) => {
                 if is_set {
                     notes.not_exported(format!("{path}: {} — {why}", value.unwrap_or_default()));
