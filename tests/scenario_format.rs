@@ -340,7 +340,9 @@ fn from_spec_keeps_defaults_out() {
             "execution.checkpointing.interval",
             "execution.checkpointing.unaligned.enabled",
             "pipeline.operator-chaining.enabled",
+            "playground.channel-state.writers-per-taskmanager",
             "playground.flink.version",
+            "playground.network.local-channels",
             "restart-strategy.fixed-delay.attempts",
             "restart-strategy.type",
             "taskmanager.memory.segment-size"
@@ -454,6 +456,8 @@ fn every_config_key_round_trips_with_a_non_default_value() {
         ("taskmanager.load-balance.mode", "SLOTS"),
         ("cluster.evenly-spread-out-slots", "true"),
         ("jobmanager.execution.failover-strategy", "full"),
+        ("playground.network.local-channels", "false"),
+        ("playground.channel-state.writers-per-taskmanager", "false"),
     ];
     for k in KEYS {
         assert!(

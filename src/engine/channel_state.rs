@@ -1,10 +1,29 @@
 //! Channel-state persistence: the writers that store captured in-flight buffers, and the
 //! checkpoint storage's cost model.
 //!
-//! As in Flink's `ChannelStateWriteRequestExecutorFactory`, subtasks share a writer in
-//! groups of up to `execution.checkpointing.unaligned.max-subtasks-per-channel-state-file`
-//! (in deployment order); a writer handles its requests one at a time and writes one file
-//! per checkpoint. Writing takes `bytes / playground.storage.throughput` per writer (writers
+//! Writers per TaskManager, as Flink 2.x has them: each TaskManager holds one
+//! `ChannelStateWriteRequestExecutorFactory` per job (`TaskExecutor`'s job-scoped
+//! resources); a subtask deployed there asks it for an executor
+//! (`getOrCreateExecutor` → `registerSubtask`), and an executor that has
+//! `execution.checkpointing.unaligned.max-subtasks-per-channel-state-file` subtasks (default
+//! 5) is full, so the factory starts a new one for the next subtask
+//! (`ChannelStateWriteRequestExecutorImpl.registerSubtask`'s `onRegistered` callback). The
+//! playground registers subtasks in deployment order (task id order) per TaskManager
+//! ([`assign_writers`]). An executor handles its requests one at a time and writes one
+//! file per checkpoint (`ChannelStateCheckpointWriter`), and that file completes — so each
+//! of its sharers' channel-state handles, and with them their acknowledgements — only when
+//! every registered sharer has written all its input and output
+//! (`ChannelStateCheckpointWriter.tryFinishResult`; a finished subtask is released,
+//! `releaseSubtask`): see [`file_complete`]. Sharing thus trades files for coupling: fewer
+//! files, but a subtask's acknowledgement waits for its slowest sharer.
+//!
+//! Simplified: a sharer whose own checkpoint needs no channel state (an aligned or
+//! forced-aligned barrier: `CheckpointOptions.needsChannelState` is false) does not hold
+//! the file back once its barrier is in; one that has not started the checkpoint does.
+//! With `playground.channel-state.writers-per-taskmanager: false` (version-1 scenarios)
+//! the writers group the job's subtasks in deployment order regardless of TaskManagers.
+//!
+//! Writing takes `bytes / playground.storage.throughput` per writer (writers
 //! run in parallel); a file is created once its content passes
 //! `state.storage.fs.memory-threshold` (below that it is inlined into the checkpoint
 //! metadata, as Flink does), and file creations queue one after another at the storage's
@@ -51,6 +70,64 @@ impl ChannelStateWriter {
             files: BTreeMap::new(),
         }
     }
+}
+
+/// The writers of a deployment: `task_managers[t]` is task `t`'s TaskManager. Per
+/// TaskManager (`per_task_manager`), tasks register in task order with their
+/// TaskManager's current executor until it holds `per_file`; otherwise the whole job's
+/// tasks are grouped in task order. Writers are numbered in order of their first task.
+pub fn assign_writers(
+    task_managers: &[u32],
+    per_file: usize,
+    per_task_manager: bool,
+) -> Vec<ChannelStateWriter> {
+    let per_file = per_file.max(1);
+    let mut writers: Vec<ChannelStateWriter> = Vec::new();
+    // Per TaskManager: the index of its executor still taking subtasks.
+    let mut current: BTreeMap<u32, usize> = BTreeMap::new();
+    for (t, &tm) in task_managers.iter().enumerate() {
+        let tm = if per_task_manager { tm } else { 0 };
+        let open = current
+            .get(&tm)
+            .copied()
+            .filter(|&w| writers[w].tasks.len() < per_file);
+        let w = match open {
+            Some(w) => w,
+            None => {
+                writers.push(ChannelStateWriter::new(writers.len(), Vec::new()));
+                current.insert(tm, writers.len() - 1);
+                writers.len() - 1
+            }
+        };
+        writers[w].tasks.push(t);
+    }
+    writers
+}
+
+/// Where one registered sharer of a channel-state file stands for a checkpoint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SharerState {
+    /// Finished or cancelled: released from the writer (`releaseSubtask`).
+    Released,
+    /// Has not started the checkpoint: its result is not registered yet.
+    NotStarted,
+    /// Its checkpoint needs no channel state (aligned barrier).
+    NoChannelState,
+    /// Still capturing or writing input or output.
+    Writing,
+    /// All its input and output is written (`completeInput` and `completeOutput`).
+    Written,
+}
+
+/// `ChannelStateCheckpointWriter.tryFinishResult`: the file completes when no registered
+/// sharer is still to start or still writing.
+pub fn file_complete(sharers: impl IntoIterator<Item = SharerState>) -> bool {
+    sharers.into_iter().all(|s| {
+        matches!(
+            s,
+            SharerState::Released | SharerState::NoChannelState | SharerState::Written
+        )
+    })
 }
 
 /// Micros to write `bytes` at `throughput` bytes per second.
@@ -233,6 +310,36 @@ mod tests {
             replayed_input: true,
             seq: 0,
         }
+    }
+
+    /// Like Flink's `ChannelStateWriteRequestExecutorFactoryTest.testReuseExecutorForSameJobId`
+    /// (an executor takes `max-subtasks-per-channel-state-file` subtasks, then a new one
+    /// starts), per TaskManager: tasks of TaskManagers 0, 1, 0, 1, 0, 0 with 2 per file.
+    #[test]
+    fn writers_fill_per_task_manager_in_registration_order() {
+        let tms = [0, 1, 0, 1, 0, 0];
+        let w = assign_writers(&tms, 2, true);
+        let groups: Vec<Vec<usize>> = w.iter().map(|w| w.tasks.clone()).collect();
+        assert_eq!(groups, vec![vec![0, 2], vec![1, 3], vec![4, 5]]);
+        // Version 1: the job's tasks in order, whatever their TaskManager.
+        let groups: Vec<Vec<usize>> = assign_writers(&tms, 2, false)
+            .iter()
+            .map(|w| w.tasks.clone())
+            .collect();
+        assert_eq!(groups, vec![vec![0, 1], vec![2, 3], vec![4, 5]]);
+        // Flink's default of 5: one TaskManager with 6 subtasks needs two files.
+        assert_eq!(assign_writers(&[0; 6], 5, true).len(), 2);
+    }
+
+    /// Like `ChannelStateCheckpointWriterTest.testRegisterSubtaskResult...`: the file waits
+    /// for every registered subtask's input and output; released subtasks do not count.
+    #[test]
+    fn a_file_completes_only_when_every_registered_sharer_wrote_everything() {
+        use SharerState::*;
+        assert!(!file_complete([Written, Writing]));
+        assert!(!file_complete([Written, NotStarted]));
+        assert!(file_complete([Written, Released, NoChannelState]));
+        assert!(file_complete([Written, Written]));
     }
 
     /// Like Flink's `SequentialChannelStateReaderImplTest` with a bounded pool: the reader

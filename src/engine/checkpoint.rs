@@ -8,7 +8,7 @@
 //! it), every timeout-capable output barrier left or was turned unaligned, and every
 //! captured buffer was written by the channel-state writer.
 
-use super::channel_state::write_time;
+use super::channel_state::{file_complete, write_time, SharerState};
 use super::config::BarrierKind;
 use super::log::{bytes, LogKind};
 use super::network::{Barrier, Buffer, Event, Item, Persist};
@@ -129,7 +129,14 @@ impl Engine {
 
     /// Captures the data buffers among the first `upto` items of channel `c`'s input queue
     /// that arrived before the checkpoint's unaligned barrier on that channel, if one came.
+    ///
+    /// A local channel captures nothing here (`LocalInputChannel.checkpointStarted` starts
+    /// persisting with no buffers): what it has not read is still the producer's
+    /// subpartition, which the producer's unaligned barrier takes as output state.
     pub(crate) fn capture_queued_input(&mut self, t: usize, id: u64, c: usize, upto: usize) -> u32 {
+        if self.channels[c].is_local() {
+            return 0;
+        }
         let limit = match self.channels[c].priority_boundary {
             Some((b, seq)) if b == id => seq,
             _ => u64::MAX,
@@ -234,7 +241,9 @@ impl Engine {
                     output_captured += self.capture_output_behind_barrier(t, id, c);
                 } else {
                     self.enqueue_event(c, Event::Barrier(out));
-                    let still_queued = self.channels[c].queue.iter().any(
+                    let ch = &self.channels[c];
+                    let unread = if ch.is_local() { ch.received.len() } else { 0 };
+                    let still_queued = ch.queue.iter().chain(ch.received.iter().take(unread)).any(
                         |i| matches!(i, Item::Event { event: Event::Barrier(b), .. } if b.id == id),
                     );
                     if kind == BarrierKind::TimeoutableAligned && still_queued {
@@ -295,12 +304,21 @@ impl Engine {
         );
     }
 
-    /// Captures the data queued behind the unaligned barrier at the head of channel `c`.
+    /// Captures the data queued behind the unaligned barrier at the head of channel `c`
+    /// (`PipelinedSubpartition.processPriorityBuffer`). On a local channel the subpartition
+    /// also holds what the consumer has not polled yet (its queue is the subpartition view).
     fn capture_output_behind_barrier(&mut self, t: usize, id: u64, c: usize) -> u32 {
         let mut records = Vec::new();
         let mut total = 0u64;
         let mut n = 0;
-        for item in self.channels[c].queue.iter_mut() {
+        let ch = &mut self.channels[c];
+        let unread = if ch.is_local() { ch.received.len() } else { 0 };
+        for item in ch
+            .received
+            .iter_mut()
+            .take(unread)
+            .chain(ch.queue.iter_mut())
+        {
             if let Item::Data(b) = item {
                 if b.captured != Some(id) {
                     b.captured = Some(id);
@@ -350,20 +368,29 @@ impl Engine {
         let mut captured = 0;
         for p in self.tasks[t].partitions.clone() {
             for c in self.partitions[p].channels.clone() {
-                let pos = self.channels[c].queue.iter().position(
-                    |i| matches!(i, Item::Event { event: Event::Barrier(b), priority: false } if b.id == id && b.kind == BarrierKind::TimeoutableAligned),
-                );
-                let Some(pos) = pos else { continue };
+                let is_barrier = |i: &Item| matches!(i, Item::Event { event: Event::Barrier(b), priority: false } if b.id == id && b.kind == BarrierKind::TimeoutableAligned);
+                // A local channel's consumer reads the subpartition in place: a barrier it
+                // has not polled yet is still in the subpartition (`received`).
+                let ch = &mut self.channels[c];
+                let in_received = ch.is_local() && ch.received.iter().any(is_barrier);
+                let q = if in_received {
+                    &mut ch.received
+                } else {
+                    &mut ch.queue
+                };
+                let Some(pos) = q.iter().position(is_barrier) else {
+                    continue;
+                };
                 let Some(Item::Event {
                     event: Event::Barrier(b),
                     ..
-                }) = self.channels[c].queue.remove(pos)
+                }) = q.remove(pos)
                 else {
                     unreachable!()
                 };
                 let mut records = Vec::new();
                 let mut total = 0;
-                for item in self.channels[c].queue.iter_mut().take(pos) {
+                for item in q.iter_mut().take(pos) {
                     if let Item::Data(buf) = item {
                         buf.captured = Some(id);
                         records.extend(buf.records.iter().cloned());
@@ -470,7 +497,18 @@ impl Engine {
         self.maybe_ack(t, id);
     }
 
+    /// Acknowledges `t`'s checkpoint `id` if it is complete; once `t` wrote all its channel
+    /// state, its file may have waited only for it, so its sharers are looked at too.
     fn maybe_ack(&mut self, t: usize, id: u64) {
+        self.try_ack(t, id);
+        if self.sharer_state(t, id) == SharerState::Written {
+            for s in self.file_sharers(t) {
+                self.try_ack(s, id);
+            }
+        }
+    }
+
+    fn try_ack(&mut self, t: usize, id: u64) {
         let now = self.now;
         let Some(cp) = self.tasks[t].checkpoints.get_mut(&id) else {
             return;
@@ -484,6 +522,12 @@ impl Engine {
         {
             return;
         }
+        if !self.channel_state_file_complete(t, id) {
+            return;
+        }
+        let Some(cp) = self.tasks[t].checkpoints.get_mut(&id) else {
+            return;
+        };
         cp.acked_at = Some(now);
         let (state_bytes, persisted) = (cp.state_bytes, cp.persisted_bytes);
         let name = self.tasks[t].name.clone();
@@ -500,6 +544,62 @@ impl Engine {
         if self.tasks[t].status == TaskStatus::Finishing {
             // A finishing task waits for its checkpoints in progress to be acknowledged.
             self.wake(t, now);
+        }
+    }
+
+    /// The other tasks writing into `t`'s channel-state file (none with
+    /// `playground.channel-state.writers-per-taskmanager: false`, whose acknowledgements
+    /// are not coupled).
+    fn file_sharers(&self, t: usize) -> Vec<usize> {
+        if !self.config.writers_per_task_manager {
+            return Vec::new();
+        }
+        self.writers
+            .iter()
+            .find(|w| w.tasks.contains(&t))
+            .map(|w| w.tasks.iter().copied().filter(|&s| s != t).collect())
+            .unwrap_or_default()
+    }
+
+    /// `ChannelStateCheckpointWriter.tryFinishResult` for `t`'s file of checkpoint `id`:
+    /// true when `t` needs no channel state for it, or every sharer is done writing.
+    fn channel_state_file_complete(&self, t: usize, id: u64) -> bool {
+        if self.sharer_state(t, id) != SharerState::Written {
+            return true;
+        }
+        file_complete(
+            self.file_sharers(t)
+                .into_iter()
+                .map(|s| self.sharer_state(s, id)),
+        )
+    }
+
+    fn sharer_state(&self, s: usize, id: u64) -> SharerState {
+        let task = &self.tasks[s];
+        if matches!(task.status, TaskStatus::Finished | TaskStatus::Canceled) {
+            return SharerState::Released;
+        }
+        let Some(cp) = task.checkpoints.get(&id) else {
+            return if task.last_checkpoint_id >= id {
+                SharerState::Released
+            } else {
+                SharerState::NotStarted
+            };
+        };
+        let needs_channel_state = matches!(
+            cp.barrier.kind,
+            BarrierKind::Unaligned | BarrierKind::TimeoutableAligned
+        );
+        if !needs_channel_state {
+            SharerState::NoChannelState
+        } else if cp.sync_end.is_some_and(|e| e <= self.now)
+            && cp.input_done
+            && cp.outputs_awaiting == 0
+            && cp.writes_pending == 0
+        {
+            SharerState::Written
+        } else {
+            SharerState::Writing
         }
     }
 

@@ -83,6 +83,8 @@ pub const VERSION_1_DEFAULTS: &[(&str, &str)] = &[
     ("restart-strategy.fixed-delay.attempts", "2147483647"),
     // Before the runtime ran the physical plan's chains every operator was its own task.
     ("pipeline.operator-chaining.enabled", "false"),
+    ("playground.network.local-channels", "false"),
+    ("playground.channel-state.writers-per-taskmanager", "false"),
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -165,6 +167,12 @@ pub struct EngineConfig {
     pub state_bytes_per_key: u32,
     pub availability_check: bool,
     pub serializer_version: u32,
+    /// `playground.network.local-channels`: channels inside one TaskManager are
+    /// `LocalInputChannel`s (Flink's behaviour); false makes every channel remote.
+    pub local_channels: bool,
+    /// `playground.channel-state.writers-per-taskmanager`: channel-state writers are per
+    /// TaskManager (Flink's behaviour); false groups the job's subtasks in deployment order.
+    pub writers_per_task_manager: bool,
 }
 
 /// One documented configuration key.
@@ -286,6 +294,10 @@ pub const KEYS: &[ConfigKey] = &[
         doc: "Optimization 1: a task takes a new record only when its output has a free buffer." },
     ConfigKey { key: "playground.serializer.version", aliases: &[], default: "1",
         doc: "Version of the record serializer; changing it makes in-flight data of older checkpoints unreadable." },
+    ConfigKey { key: "playground.network.local-channels", aliases: &[], default: "true",
+        doc: "A playground what-if, not a Flink setting: true (Flink's behaviour) makes a channel between subtasks of one TaskManager a LocalInputChannel (no credit, no receiver buffers, the consumer reads the producer's subpartition); false makes every channel remote and credit-based, as version-1 scenarios run." },
+    ConfigKey { key: "playground.channel-state.writers-per-taskmanager", aliases: &[], default: "true",
+        doc: "A playground what-if, not a Flink setting: true (Flink's behaviour) gives each TaskManager its own channel-state writers (ChannelStateWriteRequestExecutorFactory), max-subtasks-per-channel-state-file subtasks each; a file completes, and its sharers acknowledge, only when every sharer wrote its input and output (ChannelStateCheckpointWriter). false shares writers across the whole job in deployment order and lets each subtask acknowledge once its own channel state is written, as version-1 scenarios run." },
 ];
 
 /// A key older playgrounds had and this one dropped: a scenario that sets it still opens
@@ -378,6 +390,8 @@ impl Default for EngineConfig {
             storage_file_cost: 0,
             state_bytes_per_key: 0,
             availability_check: true,
+            local_channels: true,
+            writers_per_task_manager: true,
             serializer_version: 1,
         };
         for k in KEYS {
@@ -651,6 +665,10 @@ impl EngineConfig {
             }
             "playground.task.availability-check" => self.availability_check = boolean()?,
             "playground.serializer.version" => self.serializer_version = count(1, 1_000_000)?,
+            "playground.network.local-channels" => self.local_channels = boolean()?,
+            "playground.channel-state.writers-per-taskmanager" => {
+                self.writers_per_task_manager = boolean()?
+            }
             other => return Err(err(format!("'{other}' is documented but not handled"))),
         }
         Ok(())

@@ -10,6 +10,27 @@
 //! makes the channel ask the gate for floating buffers; each freed buffer is announced back
 //! as credit (or returned to the gate when no longer needed). Priority events go to the head
 //! of the input queue and reach the task as a mail.
+//!
+//! Local channels (Flink 2.x `LocalInputChannel` reading a `PipelinedSubpartitionView`):
+//! nothing travels and nothing needs credit. What the subpartition may send is handed to
+//! the consumer's queue at once ([`Engine::try_send`] → `send_local`), but a data buffer
+//! stays a buffer of the producer's `LocalBufferPool` (`used`, `sender_buffers`) until the
+//! consumer recycles it after deserializing it ([`Engine::buffer_consumed`]) — so the
+//! producer's pool and `max-buffers-per-channel` alone bound the channel and carry the
+//! backpressure. A priority event goes to the head, ahead of the data the consumer has not
+//! read (`PipelinedSubpartition.add` with `isPriorityEvent` → `notifyPriorityEvent`,
+//! `LocalInputChannel.getNextBuffer` then returns it first); an aligned barrier blocks the
+//! subpartition once the consumer polled it (nothing behind it is readable before), until
+//! `LocalInputChannel.resumeConsumption` (a method call: no latency).
+//! Unaligned capture differs from a remote channel's: `LocalInputChannel.checkpointStarted`
+//! persists nothing (the receiver holds no buffers), the buffers the consumer polls before
+//! the channel's barrier are persisted as they are polled (`getNextBuffer` →
+//! `ChannelStatePersister.maybePersist`, see [`Engine::local_polled`]), and what the
+//! unaligned barrier overtakes in the subpartition is the producer's output state
+//! (`PipelinedSubpartition.processPriorityBuffer`). The simplification: events reach the
+//! consumer at the instant they are added (Flink's `notifyDataAvailable` is also immediate
+//! within a TaskManager, but the consumer thread takes them at its next poll, which the
+//! task loop does here too).
 
 use super::config::BarrierKind;
 use super::log::LogKind;
@@ -152,6 +173,10 @@ impl Engine {
 
     /// Sends what the subpartition may send now.
     pub(crate) fn try_send(&mut self, c: usize) {
+        if self.channels[c].is_local() {
+            self.send_local(c);
+            return;
+        }
         let latency = self.config.network_latency;
         loop {
             let ch = &self.channels[c];
@@ -213,6 +238,75 @@ impl Engine {
                     self.output_freed(p);
                 }
             }
+        }
+    }
+
+    /// A local channel: the consumer reads the subpartition in place. What it may read
+    /// moves to its queue now; data buffers stay in the producer's pool (no credit, no
+    /// receiver buffers) until [`Engine::buffer_consumed`] recycles them.
+    fn send_local(&mut self, c: usize) {
+        loop {
+            let ch = &self.channels[c];
+            let Some(head) = ch.queue.front() else { return };
+            if ch.blocked || (head.is_data() && ch.held_for_recovery) {
+                return;
+            }
+            // The subpartition blocks when the consumer polls an aligned barrier
+            // (`PipelinedSubpartition.pollBuffer`: `isBlockingUpstream` → `isBlocked`); until
+            // then nothing behind it is readable, priority events excepted.
+            let behind_barrier = ch.received.iter().any(|i| {
+                matches!(i, Item::Event { event: Event::Barrier(b), priority: false } if b.kind.blocks_upstream())
+            });
+            if behind_barrier && !head.is_priority() {
+                return;
+            }
+            let ch = &mut self.channels[c];
+            match ch.queue.pop_front().expect("head exists") {
+                Item::Data(mut b) => {
+                    b.seq = ch.next_seq;
+                    ch.next_seq += 1;
+                    ch.received.push_back(Item::Data(b));
+                    self.notify_data(c);
+                }
+                Item::Event { event, priority } => self.deliver_event(c, event, priority),
+            }
+        }
+    }
+
+    /// The consumer polled `item` from channel `c` (`LocalInputChannel.getNextBuffer`). On a
+    /// local channel a data buffer polled while an unaligned checkpoint waits for this
+    /// channel's barrier is persisted now (`ChannelStatePersister.maybePersist`; the barrier
+    /// overtook nothing of it, or the producer would have taken it as output state), and an
+    /// aligned barrier leaves the producer's subpartition only now: it blocks the
+    /// subpartition, and a timeout-capable one can no longer be overtaken at the output.
+    /// Remote channels did all three when the buffer or barrier was sent or arrived.
+    pub(crate) fn local_polled(&mut self, c: usize, item: &mut Item) {
+        if !self.channels[c].is_local() {
+            return;
+        }
+        match item {
+            Item::Data(b) => {
+                if let Persist::BarrierPending(id) = self.channels[c].persist {
+                    if b.captured != Some(id) && !b.replayed_input {
+                        b.captured = Some(id);
+                        let t = self.channels[c].to_task;
+                        self.capture_input(t, id, c, b);
+                    }
+                }
+            }
+            Item::Event {
+                event: Event::Barrier(b),
+                priority: false,
+            } => {
+                if b.kind.blocks_upstream() {
+                    self.channels[c].blocked = true;
+                }
+                if b.kind == BarrierKind::TimeoutableAligned {
+                    let producer = self.channels[c].from_task;
+                    self.output_barrier_sent(producer, b.id);
+                }
+            }
+            _ => {}
         }
     }
 
@@ -294,51 +388,53 @@ impl Engine {
                 self.request_floating(c);
                 self.notify_data(c);
             }
-            Item::Event {
-                event,
-                priority: true,
-            } => {
-                if let Event::Barrier(b) = &event {
-                    // As Flink's ChannelStatePersister does on arrival: what comes after an
-                    // unaligned barrier is not this channel's state for that checkpoint.
-                    let ch = &mut self.channels[c];
-                    ch.priority_boundary = Some((b.id, ch.next_seq));
-                    if ch.persist == Persist::BarrierPending(b.id) {
-                        ch.persist = Persist::BarrierReceived(b.id);
-                    }
-                }
-                push_priority(&mut self.channels[c].received, event);
-                self.tasks[t].mailbox.push_back(Mail::PriorityEvent(c));
-                self.wake(t, self.now);
-            }
-            Item::Event {
-                event,
-                priority: false,
-            } => {
-                if matches!(&event, Event::Barrier(b) if b.kind.blocks_upstream()) {
-                    self.on_blocking_upstream(c);
-                }
-                let announce = matches!(
-                    &event,
-                    Event::Barrier(Barrier {
-                        kind: BarrierKind::TimeoutableAligned,
-                        ..
-                    })
-                );
-                if matches!(event, Event::EndOfPartition) {
-                    self.channels[c].eop_received = true;
-                }
-                self.channels[c].received.push_back(Item::Event {
-                    event,
-                    priority: false,
-                });
-                if announce {
-                    self.tasks[t].mailbox.push_back(Mail::Announcement(c));
-                    self.wake(t, self.now);
-                }
-                self.notify_data(c);
-            }
+            Item::Event { event, priority } => self.deliver_event(c, event, priority),
         }
+    }
+
+    /// An event reaches input channel `c`: a priority event goes to the head of the queue
+    /// and reaches the task as a mail; others queue behind the data.
+    fn deliver_event(&mut self, c: usize, event: Event, priority: bool) {
+        let t = self.channels[c].to_task;
+        if priority {
+            if let Event::Barrier(b) = &event {
+                // As Flink's ChannelStatePersister does on arrival: what comes after an
+                // unaligned barrier is not this channel's state for that checkpoint.
+                let ch = &mut self.channels[c];
+                ch.priority_boundary = Some((b.id, ch.next_seq));
+                if ch.persist == Persist::BarrierPending(b.id) {
+                    ch.persist = Persist::BarrierReceived(b.id);
+                }
+            }
+            push_priority(&mut self.channels[c].received, event);
+            self.tasks[t].mailbox.push_back(Mail::PriorityEvent(c));
+            self.wake(t, self.now);
+            return;
+        }
+        if matches!(&event, Event::Barrier(b) if b.kind.blocks_upstream())
+            && !self.channels[c].is_local()
+        {
+            self.on_blocking_upstream(c);
+        }
+        let announce = matches!(
+            &event,
+            Event::Barrier(Barrier {
+                kind: BarrierKind::TimeoutableAligned,
+                ..
+            })
+        );
+        if matches!(event, Event::EndOfPartition) {
+            self.channels[c].eop_received = true;
+        }
+        self.channels[c].received.push_back(Item::Event {
+            event,
+            priority: false,
+        });
+        if announce {
+            self.tasks[t].mailbox.push_back(Mail::Announcement(c));
+            self.wake(t, self.now);
+        }
+        self.notify_data(c);
     }
 
     /// The channel has something to read: queue it for the task's default action.
@@ -405,6 +501,14 @@ impl Engine {
             }
             return;
         }
+        if self.channels[c].is_local() {
+            // `LocalInputChannel`: the consumer recycles the producer's buffer.
+            let p = self.channels[c].partition;
+            self.channels[c].sender_buffers -= 1;
+            self.partitions[p].used -= 1;
+            self.output_freed(p);
+            return;
+        }
         self.channels[c].received_data -= 1;
         let g = self.channels[c].gate;
         let ch = &self.channels[c];
@@ -460,6 +564,13 @@ impl Engine {
     pub(crate) fn resume_consumption(&mut self, c: usize) {
         let ch = &mut self.channels[c];
         ch.blocked_at_receiver = false;
+        if ch.is_local() {
+            // `LocalInputChannel.resumeConsumption`: a call on the subpartition view, in
+            // this TaskManager (no network hop, no credit).
+            self.schedule(self.now, Ev::Resume(c));
+            self.notify_data(c);
+            return;
+        }
         if ch.exclusive == 0 {
             ch.credit = 0;
             ch.credit_in_transit = 0;

@@ -8,10 +8,18 @@
 //! producer feeds a contiguous range of consumers, or a range of producers feeds one
 //! consumer); `rebalance`, `hash` and `broadcast` all-to-all. An operator with several
 //! incoming edges reads them as one union input.
+//!
+//! Channel kinds come from the physical plan ([`PhysicalPlan::build`]): a channel whose
+//! producer and consumer subtasks the plan places in one TaskManager is a
+//! `LocalInputChannel` (Flink 2.x `SingleInputGateFactory.createInputChannel`: a producer on
+//! the consumer's TaskManager gives a local channel), with no exclusive buffers and no
+//! credit; every other channel is a credit-based `RemoteInputChannel`. With
+//! `playground.network.local-channels: false` (version-1 scenarios) every channel is remote.
 
 use super::chain::Layout;
 use super::config::EngineConfig;
-use super::network::{Channel, Gate, Partition};
+use super::network::{Channel, ChannelKind, Gate, Partition};
+use super::physical_plan::PhysicalPlan;
 use super::spec::{JobSpec, OperatorKind, Partitioner};
 
 /// An edge of the running job (its partitioner may differ from the spec after a change).
@@ -36,6 +44,8 @@ pub struct ExecutionGraph {
     pub channels: Vec<Channel>,
     pub partitions: Vec<Partition>,
     pub gates: Vec<Gate>,
+    /// Per task: its TaskManager in the physical plan (0 when there is no plan).
+    pub task_managers: Vec<u32>,
     /// Per task: its gates, its partitions (edge order), its input channels.
     pub task_gates: Vec<Vec<usize>>,
     pub task_partitions: Vec<Vec<usize>>,
@@ -107,6 +117,18 @@ pub fn build(
         .map(|o| vertex_tasks[layout.vertex_of[o]].clone())
         .collect();
     let n_tasks = task_ids.len();
+    // Where each task runs: its (chain's) subtask in the plan. A spec that has no plan
+    // (it failed validation later than this) keeps every channel remote.
+    let plan = PhysicalPlan::build(spec).ok();
+    let task_managers: Vec<u32> = task_ids
+        .iter()
+        .map(|&(op, i)| {
+            plan.as_ref()
+                .and_then(|p| p.subtask_of(op, i).map(|s| p.subtasks[s].task_manager))
+                .unwrap_or(0)
+        })
+        .collect();
+    let local_channels = config.local_channels && plan.is_some();
     let mut channels = Vec::new();
     let mut partitions = Vec::new();
     let mut gates: Vec<Gate> = Vec::new();
@@ -147,8 +169,13 @@ pub fn build(
                 let gate = gate_of_consumer[b as usize];
                 let cid = channels.len();
                 let mut ch = Channel::new(cid, e_idx, producer, consumer, pid, gate);
-                ch.exclusive = config.buffers_per_channel;
-                ch.credit = config.buffers_per_channel;
+                if local_channels && task_managers[producer] == task_managers[consumer] {
+                    // `LocalInputChannel`: no exclusive buffers, no credit.
+                    ch.kind = ChannelKind::Local;
+                } else {
+                    ch.exclusive = config.buffers_per_channel;
+                    ch.credit = config.buffers_per_channel;
+                }
                 ch.buffer_size = config.segment_size;
                 channels.push(ch);
                 gates[gate].channels.push(cid);
@@ -185,6 +212,7 @@ pub fn build(
         edges,
         operator_tasks,
         task_ids,
+        task_managers,
         channels,
         partitions,
         gates,

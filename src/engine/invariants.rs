@@ -9,7 +9,8 @@ impl Engine {
     /// - a receiver never holds or is owed more buffers than it owns (credit never exceeded);
     /// - a channel never holds more than its exclusive buffers plus its gate's floating ones;
     /// - each gate's floating buffers are either free or held by exactly one of its channels;
-    /// - each output pool's use equals the buffers its subpartitions hold, and stays within
+    /// - each output pool's use equals the buffers its subpartitions hold (a local channel's
+    ///   include those its consumer has not recycled yet), and stays within
     ///   the pool plus the overdraft allowance.
     pub fn check_invariants(&self) -> Result<(), String> {
         for c in &self.channels {
@@ -28,7 +29,8 @@ impl Engine {
                 + c.queue
                     .iter()
                     .filter(|i| matches!(i, Item::Data(b) if !b.replayed_input))
-                    .count() as u32;
+                    .count() as u32
+                + self.local_unrecycled(c.id);
             if held != c.sender_buffers {
                 return Err(format!(
                     "channel {}: subpartition holds {held} buffers, counted {}",
@@ -61,9 +63,11 @@ impl Engine {
                 .channels
                 .iter()
                 .map(|&c| {
-                    self.channels[c]
-                        .queue
+                    let ch = &self.channels[c];
+                    let unread = if ch.is_local() { ch.received.len() } else { 0 };
+                    ch.queue
                         .iter()
+                        .chain(ch.received.iter().take(unread))
                         .filter(|i| matches!(i, Item::Data(b) if b.recovered))
                         .count() as u32
                 })
@@ -76,6 +80,23 @@ impl Engine {
             }
         }
         Ok(())
+    }
+
+    /// Producer buffers a local channel's consumer holds: unread in its queue (still the
+    /// producer's subpartition) or being deserialized (`LocalInputChannel` recycles them).
+    fn local_unrecycled(&self, c: usize) -> u32 {
+        let ch = &self.channels[c];
+        if !ch.is_local() {
+            return 0;
+        }
+        let unread = ch
+            .received
+            .iter()
+            .filter(|i| matches!(i, Item::Data(b) if !b.replayed_input))
+            .count() as u32;
+        let t = &self.tasks[ch.to_task];
+        let reading = t.current.as_ref().is_some_and(|(cc, _)| *cc == c) && !t.current_recovered;
+        unread + reading as u32
     }
 
     /// After a finished job: every buffer is back in its pool.

@@ -7,6 +7,11 @@
 //! in flight), the receiver half is the remote input channel (received buffers, exclusive
 //! and floating buffers it owns, channel-state persistence for unaligned checkpoints).
 //!
+//! A channel between subtasks of one TaskManager is [`ChannelKind::Local`] (Flink 2.x
+//! `LocalInputChannel`): it has no wire, no credit and no receiver buffers — what its
+//! `received` queue holds is still the producer's subpartition (`PipelinedSubpartitionView`
+//! read in place), counted in the producer's pool until the consumer recycles it.
+//!
 //! Credit accounting invariant (checked by [`Channel::check_credit_invariant`]): the
 //! buffers a receiver channel owns (`exclusive + floating`) are each in exactly one place —
 //! holding received data, carrying data on the wire, or free; free buffers are credit,
@@ -14,6 +19,7 @@
 //! against credit; events need none.
 
 use super::config::BarrierKind;
+pub use super::physical_plan::ChannelKind;
 use super::record::Record;
 use super::time::Micros;
 use serde::Serialize;
@@ -115,6 +121,8 @@ pub struct Channel {
     pub to_task: usize,
     pub partition: usize,
     pub gate: usize,
+    /// Local (same TaskManager, `LocalInputChannel`) or remote (credit-based, Netty).
+    pub kind: ChannelKind,
     // ---- sender: result subpartition ----
     pub queue: VecDeque<Item>,
     pub building: Option<Buffer>,
@@ -174,6 +182,7 @@ impl Channel {
             to_task,
             partition,
             gate,
+            kind: ChannelKind::Remote,
             queue: VecDeque::new(),
             building: None,
             sender_buffers: 0,
@@ -200,6 +209,10 @@ impl Channel {
             next_seq: 0,
             priority_boundary: None,
         }
+    }
+
+    pub fn is_local(&self) -> bool {
+        self.kind == ChannelKind::Local
     }
 
     /// Data buffers queued at the sender, excluding the one being filled (Flink's backlog).

@@ -22,6 +22,18 @@ pub struct Report {
     pub failures: Vec<FailureReport>,
     pub sinks: Vec<SinkReport>,
     pub operators: Vec<OperatorReport>,
+    /// Per running subtask (task order): its input channels by kind.
+    pub input_channels: Vec<SubtaskChannelsReport>,
+}
+
+/// A subtask's input channels: `LocalInputChannel`s (producer in its TaskManager) and
+/// credit-based `RemoteInputChannel`s.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SubtaskChannelsReport {
+    pub operator: String,
+    pub subtask: u32,
+    pub local_inputs: u32,
+    pub remote_inputs: u32,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]

@@ -375,15 +375,11 @@ impl Engine {
             }
         }
         self.tasks = tasks;
-        let per_file = self.config.max_subtasks_per_channel_state_file.max(1) as usize;
-        self.writers = (0..self.tasks.len().div_ceil(per_file))
-            .map(|w| {
-                ChannelStateWriter::new(
-                    w,
-                    (w * per_file..((w + 1) * per_file).min(self.tasks.len())).collect(),
-                )
-            })
-            .collect();
+        self.writers = super::channel_state::assign_writers(
+            &g.task_managers,
+            self.config.max_subtasks_per_channel_state_file as usize,
+            self.config.writers_per_task_manager,
+        );
         for t in 0..self.tasks.len() {
             self.wake(t, self.now);
         }

@@ -163,5 +163,22 @@ pub fn build_report(engine: &Engine) -> Report {
         failures: engine.failures.clone(),
         sinks,
         operators,
+        input_channels: engine
+            .tasks
+            .iter()
+            .map(|t| {
+                let local = t
+                    .inputs
+                    .iter()
+                    .filter(|&&c| engine.channels[c].is_local())
+                    .count() as u32;
+                super::report::SubtaskChannelsReport {
+                    operator: engine.operators[t.operator].id.clone(),
+                    subtask: t.index,
+                    local_inputs: local,
+                    remote_inputs: t.inputs.len() as u32 - local,
+                }
+            })
+            .collect(),
     }
 }

@@ -216,9 +216,10 @@ impl Engine {
             // is a no-op; the sender's blocked subpartition stops the rest). That is the
             // data an announced barrier was prioritized ahead of.
             let c = self.tasks[t].channels_with_data.pop_front()?;
-            let Some(item) = self.channels[c].received.pop_front() else {
+            let Some(mut item) = self.channels[c].received.pop_front() else {
                 continue;
             };
+            self.local_polled(c, &mut item);
             if !self.channels[c].received.is_empty() {
                 self.tasks[t].channels_with_data.push_back(c);
             }

@@ -94,6 +94,9 @@ pub struct ChannelView {
     pub edge: usize,
     pub from_task: usize,
     pub to_task: usize,
+    /// `Local` (same TaskManager: no wire, no credit; `receiver` is the part of the
+    /// producer's subpartition the consumer has not read) or `Remote` (credit-based).
+    pub kind: super::network::ChannelKind,
     /// The subpartition: the buffer being filled first, then the queue head to tail.
     pub building: Option<ItemView>,
     pub sender: Vec<ItemView>,
@@ -224,6 +227,7 @@ impl Engine {
                 edge: c.edge,
                 from_task: c.from_task,
                 to_task: c.to_task,
+                kind: c.kind,
                 building: c.building.as_ref().filter(|b| b.bytes > 0).map(data_view),
                 sender: c.queue.iter().map(item_view).collect(),
                 wire: c.in_flight.iter().map(|f| item_view(&f.item)).collect(),

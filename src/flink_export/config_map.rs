@@ -101,6 +101,12 @@ fn mapping(key: &str) -> Option<Mapping> {
             "a switch of the model's task loop; Flink always checks output availability (StreamTask.processInput)",
         ),
         "playground.source.legacy-compat" => Model("a switch of the model's legacy source"),
+        "playground.network.local-channels" => Model(
+            "a what-if of the model; Flink always reads a producer in the consumer's TaskManager over a LocalInputChannel",
+        ),
+        "playground.channel-state.writers-per-taskmanager" => Model(
+            "a what-if of the model; Flink's channel-state writers are always per TaskManager (ChannelStateWriteRequestExecutorFactory)",
+        ),
         "playground.serializer.version" => Model(
             "the model's record-serializer version; the exported job has one serializer",
         ),
@@ -215,6 +221,21 @@ pub fn translate(doc: &Document, spec: &JobSpec, notes: &mut Notes) -> String {
                 if is_set {
                     notes.approximate(format!(
                         "{path}: {} — {why}; the settings whose defaults differ are listed one by one",
+                        value.unwrap_or_default()
+                    ));
+                }
+            }
+            Some(Mapping::Model(why))
+                if matches!(
+                    k.key,
+                    "playground.network.local-channels"
+                        | "playground.channel-state.writers-per-taskmanager"
+                ) =>
+            {
+                // A version-1 scenario pins them off: the exported job runs Flink's way.
+                if is_set {
+                    notes.approximate(format!(
+                        "{path}: {} — {why}: the Flink run has them, the simulator's did not",
                         value.unwrap_or_default()
                     ));
                 }

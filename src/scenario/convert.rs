@@ -564,6 +564,10 @@ pub fn config_value(key: &str, c: &EngineConfig) -> Option<ConfigValue> {
         "playground.state.bytes-per-key" => size(c.state_bytes_per_key as u64),
         "playground.task.availability-check" => Some(Bool(c.availability_check)),
         "playground.serializer.version" => count(c.serializer_version),
+        "playground.network.local-channels" => Some(Bool(c.local_channels)),
+        "playground.channel-state.writers-per-taskmanager" => {
+            Some(Bool(c.writers_per_task_manager))
+        }
         _ => None,
     }
 }

@@ -2,8 +2,9 @@
 //! slot-sharing groups, TaskManagers and slots, where each subtask runs, which channels are
 //! local and which remote, and the failover regions. Computed once from the job and its
 //! config ([`PhysicalPlan::build`]), as plain, ordered data, for the runtime to read and the
-//! UI to draw. The runtime runs its chains as one task each (`engine::chain`); channel
-//! kinds and regions are read by the network and recovery.
+//! UI to draw. The runtime runs its chains as one task each (`engine::chain`), reads its
+//! placement for channel kinds (`graph.rs`: local channels inside a TaskManager) and
+//! channel-state writers (per TaskManager), and its regions for failover.
 //!
 //! It follows, read in apache/flink's 2.x sources:
 //! - [`chaining`]: `StreamingJobGraphGenerator.createChain` / `isChainable` /
@@ -73,6 +74,8 @@ pub const SUBMISSION_KEYS: &[&str] = &[
     "taskmanager.load-balance.mode",
     "cluster.evenly-spread-out-slots",
     "jobmanager.execution.failover-strategy",
+    "playground.network.local-channels",
+    "playground.channel-state.writers-per-taskmanager",
 ];
 
 /// Why a `set_config` event of `key` is refused, if it is one of [`SUBMISSION_KEYS`].
