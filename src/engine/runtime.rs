@@ -29,7 +29,7 @@ use super::task::{Activity, Mail, OpState, SinkTxns, Task, TaskMetrics, TaskStat
 use super::time::Micros;
 use serde::Serialize;
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 
 /// Something scheduled to happen at a virtual time.
 #[derive(Clone, Debug)]
@@ -52,6 +52,8 @@ pub(crate) enum Ev {
     StateWritten(usize, u64),
     Action(usize),
     Restart,
+    /// The region of failure `f` (its index in `failures`) restarts (region failover).
+    RestartRegion(usize),
     /// Task `t` read its operator state and output channel state back (restore).
     StateRestored(usize),
     /// Task `t`'s channel-state reader finished reading one recovered input buffer.
@@ -173,6 +175,10 @@ pub struct Engine {
     pub(crate) restart_backoff: super::restart_strategy::RestartBackoff,
     /// Per task being restored: its reader and the state still to put back.
     pub(crate) restores: BTreeMap<usize, super::recovery::TaskRestore>,
+    /// Region failovers not yet recovered, by failure index (see [`super::region_failover`]).
+    pub(crate) region_restarts: BTreeMap<usize, super::region_failover::RegionRestart>,
+    /// Regions redeployed so far (names the seeded stream of each redeployment).
+    pub(crate) region_deploys: u64,
     /// The job attempt whose tasks run the debloater.
     pub(crate) debloat_scheduled_epoch: Option<u32>,
     pub(crate) next_buffer_id: u64,
@@ -250,6 +256,8 @@ impl Engine {
             recovery_started: None,
             restart_backoff: super::restart_strategy::RestartBackoff::new(spec.seed),
             restores: BTreeMap::new(),
+            region_restarts: BTreeMap::new(),
+            region_deploys: 0,
             debloat_scheduled_epoch: None,
             log: EventLog::default(),
             samples: Vec::new(),
@@ -279,11 +287,49 @@ impl Engine {
         for p in g.partitions.iter_mut() {
             p.next_channel = rng.below(p.channels.len().max(1) as u64) as usize;
         }
+        let mut tasks = self.fresh_tasks(&g);
         self.paths = graph::sink_paths(&self.spec, &g.edges);
         self.edges = g.edges;
         self.channels = g.channels;
         self.partitions = g.partitions;
         self.gates = g.gates;
+        for o in self.operators.iter_mut() {
+            o.tasks.clear();
+        }
+        for t in &tasks {
+            self.operators[t.operator].tasks.push(t.id);
+        }
+        // Carry metrics over attempts so ratios cover the whole run (the old attempt's
+        // running activity booked up to now first, whatever the host's slicing was).
+        if self.tasks.len() == tasks.len() {
+            self.close_activity();
+            for (new, old) in tasks.iter_mut().zip(self.tasks.iter()) {
+                new.metrics = old.metrics.clone();
+                let m = &new.metrics;
+                new.debloat_mark = m.busy + m.soft_backpressured + m.hard_backpressured;
+            }
+        }
+        self.tasks = tasks;
+        let per_file = self.config.max_subtasks_per_channel_state_file.max(1) as usize;
+        self.writers = (0..self.tasks.len().div_ceil(per_file))
+            .map(|w| {
+                ChannelStateWriter::new(
+                    w,
+                    (w * per_file..((w + 1) * per_file).min(self.tasks.len())).collect(),
+                )
+            })
+            .collect();
+        for t in 0..self.tasks.len() {
+            self.wake(t, self.now);
+        }
+        if self.config.buffer_timeout > 0 {
+            self.schedule(self.now + self.config.buffer_timeout, Ev::Flush);
+        }
+        self.schedule_debloating();
+    }
+
+    /// The tasks of a new attempt of execution graph `g`, in their initial state.
+    pub(crate) fn fresh_tasks(&self, g: &graph::ExecutionGraph) -> Vec<Task> {
         let mut tasks = Vec::with_capacity(g.task_ids.len());
         for (id, &(op, index)) in g.task_ids.iter().enumerate() {
             let o = &self.operators[op];
@@ -299,7 +345,7 @@ impl Engine {
             };
             let mut upstream: Vec<usize> = g.task_inputs[id]
                 .iter()
-                .map(|&c| self.channels[c].from_task)
+                .map(|&c| g.channels[c].from_task)
                 .collect();
             upstream.sort_unstable();
             upstream.dedup();
@@ -336,39 +382,7 @@ impl Engine {
                 high_water: 0,
             });
         }
-        for o in self.operators.iter_mut() {
-            o.tasks.clear();
-        }
-        for t in &tasks {
-            self.operators[t.operator].tasks.push(t.id);
-        }
-        // Carry metrics over attempts so ratios cover the whole run (the old attempt's
-        // running activity booked up to now first, whatever the host's slicing was).
-        if self.tasks.len() == tasks.len() {
-            self.close_activity();
-            for (new, old) in tasks.iter_mut().zip(self.tasks.iter()) {
-                new.metrics = old.metrics.clone();
-                let m = &new.metrics;
-                new.debloat_mark = m.busy + m.soft_backpressured + m.hard_backpressured;
-            }
-        }
-        self.tasks = tasks;
-        let per_file = self.config.max_subtasks_per_channel_state_file.max(1) as usize;
-        self.writers = (0..self.tasks.len().div_ceil(per_file))
-            .map(|w| {
-                ChannelStateWriter::new(
-                    w,
-                    (w * per_file..((w + 1) * per_file).min(self.tasks.len())).collect(),
-                )
-            })
-            .collect();
-        for t in 0..self.tasks.len() {
-            self.wake(t, self.now);
-        }
-        if self.config.buffer_timeout > 0 {
-            self.schedule(self.now + self.config.buffer_timeout, Ev::Flush);
-        }
-        self.schedule_debloating();
+        tasks
     }
 
     // ------------------------------------------------------------------ scheduling
@@ -387,6 +401,31 @@ impl Engine {
             epoch,
             ev,
         }));
+    }
+
+    /// Drops the queued events of the attempt of `tasks` and `channels` that a region
+    /// failover cancels (what the global epoch does for a restart of the whole job): their
+    /// wake-ups, mails, acknowledgements, snapshot and restore steps, and every transfer,
+    /// credit and announcement on those channels. Channel-state writers, the buffer-timeout
+    /// flusher and the job's own timers are shared with the other regions and stay.
+    pub(crate) fn drop_events_of(&mut self, tasks: &BTreeSet<usize>, channels: &BTreeSet<usize>) {
+        let mut queued = std::mem::take(&mut self.queue).into_vec();
+        queued.retain(|Reverse(s)| match &s.ev {
+            Ev::Wake(t)
+            | Ev::Mail(t, _)
+            | Ev::Ack(t, _)
+            | Ev::Decline(t, _, _)
+            | Ev::StateWritten(t, _)
+            | Ev::StateRestored(t)
+            | Ev::ChannelStateRead(t) => !tasks.contains(t),
+            Ev::Arrive(c)
+            | Ev::Credit(c, _, _)
+            | Ev::Resume(c)
+            | Ev::BufferSize(c, _)
+            | Ev::Backlog(c, _) => !channels.contains(c),
+            _ => true,
+        });
+        self.queue = BinaryHeap::from(queued);
     }
 
     /// Makes sure task `t` runs a mailbox step at `at` (or earlier, if already due).
@@ -639,6 +678,7 @@ impl Engine {
                 self.perform(&action);
             }
             Ev::Restart => self.restart(),
+            Ev::RestartRegion(f) => self.restart_region(f),
             Ev::StateRestored(t) => self.state_restored(t),
             Ev::ChannelStateRead(t) => self.channel_state_read(t),
             Ev::Sample => {
