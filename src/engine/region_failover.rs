@@ -376,3 +376,176 @@ impl Engine {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Shaped like Flink's `RestartPipelinedRegionFailoverStrategyTest`: for a topology, the
+    //! failure of each vertex and the set of vertices it restarts — here over a streaming
+    //! job's pipelined edges, so a region is what the pointwise slices and all-to-all
+    //! edges join, and `None` stands for a restart of the whole job.
+    use super::*;
+    use crate::engine::spec::Action;
+    use crate::scenario;
+
+    fn engine(config: &str, body: &str) -> Engine {
+        let text = format!(
+            r#"{{"version": 2, "duration": "10s", "config": {{"execution.checkpointing.interval": "1s"{config}}}, {body}}}"#
+        );
+        let doc = scenario::parse_json(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        let spec = scenario::to_spec(&doc).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        Engine::new(spec).unwrap()
+    }
+
+    /// What a failure of every task restarts, as task names.
+    fn restarts(e: &Engine) -> Vec<(String, Option<Vec<String>>)> {
+        (0..e.tasks.len())
+            .map(|t| {
+                let names = e.region_to_restart(t).map(|r| {
+                    r.iter()
+                        .map(|&u| e.tasks[u].name.clone())
+                        .collect::<Vec<_>>()
+                });
+                (e.tasks[t].name.clone(), names)
+            })
+            .collect()
+    }
+
+    fn names(list: &[&str]) -> Option<Vec<String>> {
+        Some(list.iter().map(|s| s.to_string()).collect())
+    }
+
+    /// Two connected components: `a(2) -hash-> agg(2) -> sink_a(2)` is one region (the
+    /// all-to-all edge joins both slices), `b(1) -> sink_b(1)` another.
+    const TWO_COMPONENTS: &str = r#"
+        "operators": [
+            {"id": "a", "kind": "source", "parallelism": 2, "rate": 100},
+            {"id": "agg", "kind": "keyed_aggregate", "parallelism": 2},
+            {"id": "sink_a", "kind": "sink", "parallelism": 2},
+            {"id": "b", "kind": "source", "parallelism": 1, "rate": 100},
+            {"id": "sink_b", "kind": "sink", "parallelism": 1}
+        ],
+        "edges": [
+            {"from": "a", "to": "agg", "partitioner": "hash"},
+            {"from": "agg", "to": "sink_a"},
+            {"from": "b", "to": "sink_b"}
+        ]"#;
+
+    /// `testRegionFailoverForRegionInternalErrors`, pipelined: a vertex's failure restarts
+    /// every vertex of its region and nothing of the other.
+    #[test]
+    fn a_failure_restarts_its_region_and_no_other() {
+        let e = engine("", TWO_COMPONENTS);
+        let first = names(&["a#0", "a#1", "agg#0", "agg#1", "sink_a#0", "sink_a#1"]);
+        let second = names(&["b#0", "sink_b#0"]);
+        for (task, restarted) in restarts(&e) {
+            let expected = if task.starts_with('b') || task.starts_with("sink_b") {
+                &second
+            } else {
+                &first
+            };
+            assert_eq!(&restarted, expected, "failure of {task}");
+        }
+    }
+
+    /// Pointwise edges (`forward`, `rescale`) join only their slices: each slice of
+    /// `src(2) -rescale-> map(4) -forward-> sink(4)` is a region.
+    #[test]
+    fn pointwise_slices_are_regions() {
+        let e = engine(
+            "",
+            r#"
+            "operators": [
+                {"id": "src", "kind": "source", "parallelism": 2, "rate": 100},
+                {"id": "map", "kind": "map", "parallelism": 4},
+                {"id": "sink", "kind": "sink", "parallelism": 4}
+            ],
+            "edges": [
+                {"from": "src", "to": "map", "partitioner": "rescale"},
+                {"from": "map", "to": "sink"}
+            ]"#,
+        );
+        let low = names(&["src#0", "map#0", "map#1", "sink#0", "sink#1"]);
+        let high = names(&["src#1", "map#2", "map#3", "sink#2", "sink#3"]);
+        for (task, restarted) in restarts(&e) {
+            let index: usize = task.rsplit('#').next().unwrap().parse().unwrap();
+            let slice = if task.starts_with("src") {
+                index
+            } else {
+                index / 2
+            };
+            assert_eq!(
+                restarted,
+                if slice == 0 {
+                    low.clone()
+                } else {
+                    high.clone()
+                },
+                "{task}"
+            );
+        }
+    }
+
+    /// Chaining does not move regions: a chain's operators are one subtask, and without
+    /// chaining (or with `disableChaining`) the forward edge joins the same two subtasks.
+    #[test]
+    fn chaining_and_its_overrides_keep_the_slices() {
+        let body = |chaining: &str| {
+            format!(
+                r#"
+                "operators": [
+                    {{"id": "src", "kind": "source", "parallelism": 3, "rate": 100}},
+                    {{"id": "map", "kind": "map", "parallelism": 3{chaining}}},
+                    {{"id": "sink", "kind": "sink", "parallelism": 3}}
+                ],
+                "edges": [
+                    {{"from": "src", "to": "map"}},
+                    {{"from": "map", "to": "sink"}}
+                ]"#
+            )
+        };
+        let chained = restarts(&engine("", &body("")));
+        assert_eq!(chained[1].1, names(&["src#1", "map#1", "sink#1"]));
+        for (config, chaining) in [
+            (r#", "pipeline.operator-chaining.enabled": false"#, ""),
+            ("", r#", "disable_chaining": true"#),
+            ("", r#", "start_new_chain": true"#),
+        ] {
+            assert_eq!(
+                restarts(&engine(config, &body(chaining))),
+                chained,
+                "{config}{chaining}"
+            );
+        }
+    }
+
+    /// `full` (`RestartAllFailoverStrategy`), a job of one region, and a pending topology
+    /// change restart the whole job.
+    #[test]
+    fn the_whole_job_restarts_with_full_one_region_or_a_topology_change() {
+        let full = engine(
+            r#", "jobmanager.execution.failover-strategy": "full""#,
+            TWO_COMPONENTS,
+        );
+        assert!(restarts(&full).iter().all(|(_, r)| r.is_none()));
+        let one = engine(
+            "",
+            r#"
+            "operators": [
+                {"id": "src", "kind": "source", "parallelism": 2, "rate": 100},
+                {"id": "sink", "kind": "sink", "parallelism": 2}
+            ],
+            "edges": [{"from": "src", "to": "sink", "partitioner": "rebalance"}]"#,
+        );
+        assert!(restarts(&one).iter().all(|(_, r)| r.is_none()));
+        let mut changed = engine("", TWO_COMPONENTS);
+        assert!(changed.region_to_restart(3).is_some());
+        changed
+            .apply(Action::SetPartitioner {
+                from: "b".into(),
+                to: "sink_b".into(),
+                partitioner: crate::engine::spec::Partitioner::Rebalance,
+            })
+            .unwrap();
+        assert!(restarts(&changed).iter().all(|(_, r)| r.is_none()));
+    }
+}
