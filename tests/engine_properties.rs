@@ -11,6 +11,12 @@
 //! Half the seeds draw jobs whose gates mix pointwise (forward, rescale), broadcast and
 //! all-to-all (hash, rebalance) inputs, which force alignment on some inputs and not others.
 //! Each source is a FLIP-27 `Source` or a legacy `SourceFunction` with even odds.
+//! Each case also draws its physical layer (issue 13): the failover strategy (`region`, so
+//! a failure restarts only its pipelined region, or `full`), slots per TaskManager,
+//! operator chaining on or off and per-operator `startNewChain` / `disableChaining`; a
+//! quarter of the seeds draw pointwise-only jobs (forward and rescale edges only), whose
+//! slices are separate regions, so their failures restart part of the job while the rest
+//! runs on — with the same guarantees as above.
 //!
 //! `CP_PROPERTY_CASES` sets the number of cases (default 320, the debug `cargo test`);
 //! `scripts/test.sh` also runs 3,000 in a release build, and long runs take 20,000+ with
@@ -131,7 +137,82 @@ fn draw(seed: u64) -> (&'static str, Gen, JobSpec) {
         mixed_gates(seed),
     );
     draw_restart_strategy(seed, &mut spec);
+    draw_physical(seed, &mut spec);
     (mode_name, g, with_source_kinds(seed, spec))
+}
+
+/// Whether seed `seed` draws a pointwise-only job (a quarter of the seeds): every edge
+/// `forward` (equal parallelism) or `rescale` and every parallelism `p` or `2p`, so the job
+/// has `p` failover regions. From its own stream; `CP_POINTWISE=0|1` forces it.
+fn pointwise_only(seed: u64) -> bool {
+    match std::env::var("CP_POINTWISE").as_deref() {
+        Ok("0") => false,
+        Ok("1") => true,
+        _ => Gen::new(seed ^ 0x13_0050).below(4) == 0,
+    }
+}
+
+/// The physical layer of the case (issue 13), from its own generator so the DAG, modes
+/// and failures of a seed stay what they were: the failover strategy (`region`, Flink's
+/// default, three times in four; `CP_FAILOVER=region|full` pins it), slots per
+/// TaskManager (1–4), operator chaining on (three in four) or off, and per-operator
+/// `startNewChain` / `disableChaining` overrides (one operator in six each). A
+/// pointwise-only job ([`pointwise_only`]) redraws the parallelisms and replaces every
+/// partitioner with `forward` or `rescale`.
+fn draw_physical(seed: u64, spec: &mut JobSpec) {
+    use checkpoint_playground::engine::spec::{ChainingStrategy, Partitioner};
+    let mut g = Gen::new(seed ^ 0x13_0013);
+    let failover = match std::env::var("CP_FAILOVER").as_deref() {
+        Ok("full") => "full",
+        Ok("region") => "region",
+        _ if g.below(4) == 0 => "full",
+        _ => "region",
+    };
+    let slots = g.range(1, 4).to_string();
+    let chaining = if g.below(4) == 0 { "false" } else { "true" };
+    for (k, v) in [
+        ("jobmanager.execution.failover-strategy", failover),
+        ("taskmanager.numberOfTaskSlots", slots.as_str()),
+        ("pipeline.operator-chaining.enabled", chaining),
+    ] {
+        spec.config.set(k, v).unwrap();
+    }
+    for o in &mut spec.operators {
+        o.chaining.strategy = match g.below(6) {
+            0 => ChainingStrategy::Head,
+            1 => ChainingStrategy::Never,
+            _ => ChainingStrategy::Always,
+        };
+    }
+    if pointwise_only(seed) {
+        // Parallelism `p` or `2p` everywhere, so every forward / rescale edge keeps the
+        // `p` slices apart: `p` regions (a rescale `2p -> p` joins subtasks 2i and 2i+1 of
+        // its producer with subtask i, `p -> 2p` the other way round).
+        let p = g.range(2, 3) as u32;
+        for o in &mut spec.operators {
+            o.parallelism = if g.below(3) == 0 { 2 * p } else { p };
+        }
+        let parallelism = |id: &str| {
+            spec.operators
+                .iter()
+                .find(|o| o.id == id)
+                .map(|o| o.parallelism)
+        };
+        let kinds: Vec<Partitioner> = spec
+            .edges
+            .iter()
+            .map(|e| {
+                if parallelism(&e.from) == parallelism(&e.to) && g.below(3) != 0 {
+                    Partitioner::Forward
+                } else {
+                    Partitioner::Rescale
+                }
+            })
+            .collect();
+        for (e, p) in spec.edges.iter_mut().zip(kinds) {
+            e.partitioner = p;
+        }
+    }
 }
 
 /// A restart strategy for the case, from its own generator (so the job and failures of a
@@ -304,8 +385,15 @@ fn check(mode_name: &str, failing: &JobSpec, twice: bool) -> Result<Outcome, Str
             diff.join("; ")
         ));
     }
+    let regional = run
+        .failures
+        .iter()
+        .filter(|f| {
+            !f.restarted_subtasks.is_empty() && f.restarted_subtasks.len() < run.tasks.len()
+        })
+        .count();
     Ok(Outcome::Passed(format!(
-        "{mode_name}, {} operators, {n_failures} failures, {} checkpoints",
+        "{mode_name}, {} operators, {n_failures} failures ({regional} region restarts), {} checkpoints",
         failing.operators.len(),
         run.coordinator.history.len()
     )))
@@ -537,14 +625,19 @@ fn random_dags_with_failures_keep_their_guarantees() {
     let mut failures = Vec::new();
     let mut skipped = Vec::new();
     let mut mixed = 0;
+    let mut pointwise = 0;
+    let mut with_region_restarts = 0;
     for (seed, outcome) in outcomes {
         mixed += mixed_gates(seed) as u64;
+        pointwise += pointwise_only(seed) as u64;
         match outcome {
             Ok(Outcome::Skipped(m)) => {
                 println!("seed {seed}: {m}");
                 skipped.push(seed);
             }
-            Ok(Outcome::Passed(_)) => {}
+            Ok(Outcome::Passed(m)) => {
+                with_region_restarts += !m.contains("(0 region restarts)") as u64;
+            }
             Err(m) => {
                 report_failure(seed, &m);
                 failures.push(seed);
@@ -552,7 +645,7 @@ fn random_dags_with_failures_keep_their_guarantees() {
         }
     }
     println!(
-        "{cases} random cases from seed {base} ({mixed} with mixed gates): {} passed, {} skipped as too slow to finish {skipped:?}, {} failed {failures:?}",
+        "{cases} random cases from seed {base} ({mixed} with mixed gates, {pointwise} pointwise-only, {with_region_restarts} passed with region restarts): {} passed, {} skipped as too slow to finish {skipped:?}, {} failed {failures:?}",
         cases as usize - skipped.len() - failures.len(),
         skipped.len(),
         failures.len()

@@ -73,8 +73,9 @@ impl FlinkVersion {
 
 /// The settings a version-1 scenario (every link shared before format version 2) ran with
 /// where today's defaults differ: the playground's old scaled-down 4 KB segments, Flink
-/// 1.20's buffer options (overdraft 5) and a fixed-delay restart after 1 s with no limit on
-/// attempts. `scenario::document` writes them into a version-1 document's `config` (where
+/// 1.20's buffer options (overdraft 5), a fixed-delay restart after 1 s with no limit on
+/// attempts, and a failure restarting the whole job (`full`: before region failover
+/// existed, every failure restarted every subtask). `scenario::document` writes them into a version-1 document's `config` (where
 /// it does not set them itself), so the old link produces the run it produced before.
 pub const VERSION_1_DEFAULTS: &[(&str, &str)] = &[
     ("playground.flink.version", "1.20"),
@@ -85,6 +86,7 @@ pub const VERSION_1_DEFAULTS: &[(&str, &str)] = &[
     ("pipeline.operator-chaining.enabled", "false"),
     ("playground.network.local-channels", "false"),
     ("playground.channel-state.writers-per-taskmanager", "false"),
+    ("jobmanager.execution.failover-strategy", "full"),
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

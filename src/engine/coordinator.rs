@@ -836,6 +836,23 @@ impl Coordinator {
         out
     }
 
+    /// `abortPendingCheckpoints(exception)`: every pending checkpoint fails with `reason`
+    /// (through the failure manager, which ignores `JOB_FAILOVER_REGION`), the trigger keeps
+    /// running. `SchedulerBase.restoreState` calls it before a region restores.
+    pub fn abort_pending(
+        &mut self,
+        now: Micros,
+        reason: &str,
+        config: &EngineConfig,
+    ) -> Vec<Command> {
+        let pending: Vec<u64> = self.pending.iter().copied().collect();
+        let mut out = Vec::new();
+        for id in pending {
+            out.extend(self.abort(now, id, CheckpointStatus::Failed, reason, config));
+        }
+        out
+    }
+
     /// The host counted the channel-state files of completed checkpoint `id`.
     pub fn set_channel_state_files(&mut self, id: u64, files: u32) {
         if let Some(s) = self.stats_mut(id) {

@@ -269,6 +269,14 @@ impl Engine {
         }
     }
 
+    /// A region restores: every pending checkpoint is aborted, the trigger keeps running.
+    pub(crate) fn coordinator_abort_pending(&mut self, reason: &str) {
+        let out = self
+            .coordinator
+            .abort_pending(self.now, reason, &self.config);
+        self.apply_coordinator(out);
+    }
+
     /// A failover: the coordinator stops its trigger and aborts every pending checkpoint.
     pub(crate) fn coordinator_abort_all(&mut self, reason: &str) {
         self.coordinator.job_stopped(reason);

@@ -37,14 +37,18 @@ impl Engine {
         lineages
     }
 
-    /// Source offsets a restore resumed from, kept per failure for the attribution.
-    pub(crate) fn note_restored_offsets(&mut self, offsets: BTreeMap<(usize, u32), u64>) {
-        while self.restored_offsets.len() + 1 < self.failures.len() {
-            self.restored_offsets.push(BTreeMap::new());
+    /// Source offsets the restore of failure `failure` (its index in `failures`) resumed
+    /// from, kept per failure for the attribution. A region's restore holds only its own
+    /// sources; restores of different regions may come in any order.
+    pub(crate) fn note_restored_offsets(
+        &mut self,
+        failure: usize,
+        offsets: BTreeMap<(usize, u32), u64>,
+    ) {
+        if self.restored_offsets.len() <= failure {
+            self.restored_offsets.resize(failure + 1, BTreeMap::new());
         }
-        self.restored_offsets
-            .truncate(self.failures.len().saturating_sub(1));
-        self.restored_offsets.push(offsets);
+        self.restored_offsets[failure] = offsets;
     }
 
     /// At the end of a finished run with bounded sources: finds every missing expected sink

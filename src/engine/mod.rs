@@ -36,6 +36,7 @@ pub mod op_state;
 pub mod physical_plan;
 pub mod record;
 pub mod recovery;
+pub mod region_failover;
 pub mod report;
 pub mod restart_strategy;
 pub mod rng;

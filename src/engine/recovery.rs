@@ -1,9 +1,12 @@
 //! Failure and recovery.
 //!
-//! Failover strategy: the whole job restarts, after the delay the restart strategy gives
-//! (`super::restart_strategy`; when it gives up the job goes FAILED). Flink's default is region failover, but in a
-//! streaming job every pipelined edge joins its ends into one region, so a connected job is
-//! one region and region failover restarts all of it — which is what this models. After
+//! Failover strategy (`jobmanager.execution.failover-strategy`): with `region` (Flink's
+//! default) a subtask's failure restarts its pipelined region only, see
+//! [`super::region_failover`]; this module restarts the whole job — with `full`
+//! (`RestartAllFailoverStrategy`), on a global failure (the checkpoint failure manager's),
+//! and when the failed subtask's region is the whole job (a streaming job's all-to-all edges
+//! join everything into one region). The job waits the delay the restart strategy gives
+//! (`super::restart_strategy`; when it gives up the job goes FAILED). After
 //! that delay the job is redeployed and restored from the latest
 //! completed checkpoint, in Flink's order (`StreamTask.restoreStateAndGates`): recovered
 //! output buffers go into their subpartitions before any new record; operator state is
@@ -47,10 +50,15 @@ impl Engine {
         if self.status != JobStatus::Running || !self.tasks[t].is_live() {
             return;
         }
-        self.failover(Some(t), reason);
+        match self.region_to_restart(t) {
+            Some(region) => self.fail_region(t, region, reason),
+            None => self.failover(Some(t), reason),
+        }
     }
 
-    /// Fails the running job over: cancel every task, abort checkpoints, restart later.
+    /// Fails the running job over as a whole (`full`, a global failure, a region that is
+    /// the whole job, or a pending topology change): cancel every task, abort checkpoints,
+    /// restart later.
     pub(crate) fn failover(&mut self, task: Option<usize>, reason: String) {
         if self.status != JobStatus::Running {
             return;
@@ -75,6 +83,9 @@ impl Engine {
             }
         }
         self.epoch += 1;
+        // A restart of the whole job supersedes the region restarts still waiting
+        // (Flink's `ExecutionVertexVersioner`: their vertices were modified since).
+        self.region_restarts.clear();
         self.status = JobStatus::Restarting;
         let who = if task.is_some() {
             format!("{operator}#{subtask} failed")
@@ -189,36 +200,19 @@ impl Engine {
                 return;
             }
             // Operator state.
-            let mut offsets = BTreeMap::new();
-            for t in 0..self.tasks.len() {
-                // Each chained operator gets its own state back, by operator and subtask
-                // (`OperatorChain.initializeStateAndOpenOperators`).
-                let sub = self.tasks[t].index;
-                self.tasks[t].chain.restore(sub, cp.states.values());
-                let op = self.tasks[t].operator;
-                if let OpState::Source { offset } = *self.tasks[t].chain.head_state() {
-                    offsets.insert((op, sub), offset);
-                    let hw = self.source_high_water.get(&(op, sub)).copied().unwrap_or(0);
-                    replayed += hw.saturating_sub(offset);
-                    self.tasks[t].high_water = offset;
-                }
-                for (op, txns) in self.tasks[t].chain.sinks_mut() {
-                    for (k, records) in std::mem::take(&mut txns.pending) {
-                        self.external[op]
-                            .as_mut()
-                            .expect("sink")
-                            .commit(sub, k, &records);
-                    }
-                }
-            }
-            self.note_restored_offsets(offsets);
+            let all: Vec<usize> = (0..self.tasks.len()).collect();
+            let (offsets, rewound) = self.restore_operator_states(&cp, &all);
+            replayed += rewound;
+            let failure = self.failures.len().saturating_sub(1);
+            self.note_restored_offsets(failure, offsets);
             // Channel state, and the time each task takes to read its state back.
             if drop_inflight {
-                lost += self.count_dropped(&cp.input_state) + self.count_dropped(&cp.output_state);
+                lost += self.count_dropped(&cp.input_state, |_| true)
+                    + self.count_dropped(&cp.output_state, |_| true);
             } else {
                 recovered_inflight = cp.inflight_records();
             }
-            self.begin_restores(&cp, drop_inflight);
+            self.begin_restores(&cp, drop_inflight, &all);
             replayed += recovered_inflight;
             self.log.push(
                 self.now,
@@ -226,7 +220,8 @@ impl Engine {
                 format!("job restarted from checkpoint {}: sources rewound, {recovered_inflight} in-flight records recovered", cp.id),
             );
         } else {
-            self.note_restored_offsets(BTreeMap::new());
+            let failure = self.failures.len().saturating_sub(1);
+            self.note_restored_offsets(failure, BTreeMap::new());
             for t in 0..self.tasks.len() {
                 let key = (self.tasks[t].operator, self.tasks[t].index);
                 if self.tasks[t].is_source {
@@ -247,6 +242,44 @@ impl Engine {
         }
         self.check_recovery_complete();
         self.check_input_recovered();
+    }
+
+    /// Puts checkpoint `cp`'s operator state back into `tasks` (Flink's
+    /// `CheckpointCoordinator.restoreLatestCheckpointedStateToSubtasks` /
+    /// `restoreLatestCheckpointedStateToAll` assign it, the task's
+    /// `StreamTask.restoreStateAndGates` reads it): sources rewind to their offsets, and a
+    /// two-phase-commit sink commits the transactions pending in its state
+    /// (`CommitterOperator.initializeState` re-commits them; the commit is idempotent).
+    /// Returns the restored source offsets and how many source records will be read again.
+    pub(crate) fn restore_operator_states(
+        &mut self,
+        cp: &CompletedCheckpoint,
+        tasks: &[usize],
+    ) -> (BTreeMap<(usize, u32), u64>, u64) {
+        let mut offsets = BTreeMap::new();
+        let mut replayed = 0;
+        for &t in tasks {
+            // Each chained operator gets its own state back, by operator and subtask
+            // (`OperatorChain.initializeStateAndOpenOperators`).
+            let sub = self.tasks[t].index;
+            self.tasks[t].chain.restore(sub, cp.states.values());
+            let op = self.tasks[t].operator;
+            if let OpState::Source { offset } = *self.tasks[t].chain.head_state() {
+                offsets.insert((op, sub), offset);
+                let hw = self.source_high_water.get(&(op, sub)).copied().unwrap_or(0);
+                replayed += hw.saturating_sub(offset);
+                self.tasks[t].high_water = offset;
+            }
+            for (op, txns) in self.tasks[t].chain.sinks_mut() {
+                for (k, records) in std::mem::take(&mut txns.pending) {
+                    self.external[op]
+                        .as_mut()
+                        .expect("sink")
+                        .commit(sub, k, &records);
+                }
+            }
+        }
+        (offsets, replayed)
     }
 
     /// Every task is INITIALIZING while it restores (`StreamTask.restoreInternal`, Flink
@@ -272,8 +305,18 @@ impl Engine {
     /// checkpoint be triggered during the read (§ 4.5.2: it then waits for the read to end
     /// before it can snapshot the filtered buffers); here the task is RUNNING only once the
     /// read has ended, which completes such a checkpoint at the same moment at the earliest.
-    fn begin_restores(&mut self, cp: &CompletedCheckpoint, drop_inflight: bool) {
-        self.restores.clear();
+    ///
+    /// Only `tasks` restore (all of them, or a failover region's): they read the channel
+    /// state of their own channels, which a region shares with no other region.
+    pub(crate) fn begin_restores(
+        &mut self,
+        cp: &CompletedCheckpoint,
+        drop_inflight: bool,
+        tasks: &[usize],
+    ) {
+        for t in tasks {
+            self.restores.remove(t);
+        }
         let on_downstream = self.config.unaligned_recover_output_on_downstream;
         let mut inputs: BTreeMap<usize, Vec<Record>> = BTreeMap::new();
         let mut outputs: BTreeMap<usize, Vec<(usize, Vec<Record>)>> = BTreeMap::new();
@@ -294,7 +337,7 @@ impl Engine {
                 }
             }
         }
-        for t in 0..self.tasks.len() {
+        for &t in tasks {
             let mut restore = TaskRestore::default();
             restore.reader.spill = self.config.unaligned_during_recovery;
             let mut read_bytes = cp.state_bytes.get(&t).copied().unwrap_or(0);
@@ -492,7 +535,7 @@ impl Engine {
         }
     }
 
-    fn channel_by_key(&self, key: ChannelKey) -> Option<usize> {
+    pub(crate) fn channel_by_key(&self, key: ChannelKey) -> Option<usize> {
         self.channels.iter().position(|c| {
             (
                 c.edge,
@@ -502,10 +545,15 @@ impl Engine {
         })
     }
 
-    /// Books the dropped in-flight records as lost; returns the sink records they were.
-    fn count_dropped(&mut self, state: &BTreeMap<ChannelKey, Vec<Record>>) -> u64 {
+    /// Books the dropped in-flight records of the channels `keep` selects as lost; returns
+    /// the sink records they were.
+    pub(crate) fn count_dropped(
+        &mut self,
+        state: &BTreeMap<ChannelKey, Vec<Record>>,
+        keep: impl Fn(ChannelKey) -> bool,
+    ) -> u64 {
         let mut lost = 0;
-        for ((edge, _, _), records) in state {
+        for ((edge, _, _), records) in state.iter().filter(|(k, _)| keep(**k)) {
             let to = self.edges[*edge].to_op;
             for r in records {
                 let pos = (r.lineage.source, r.lineage.subtask, r.lineage.offset);
@@ -553,7 +601,8 @@ impl Engine {
         self.try_send(c);
     }
 
-    fn check_recovery_complete(&mut self) {
+    pub(crate) fn check_recovery_complete(&mut self) {
+        self.check_regions_recovered();
         let Some(started) = self.recovery_started else {
             return;
         };

@@ -108,7 +108,8 @@ pub struct FailureReport {
     pub restore_error: Option<String>,
     /// The restart strategy's delay before the restart (`None`: it gave up, the job FAILED).
     pub restart_delay_ms: Option<f64>,
-    /// The subtasks this failure restarted (`operator#index`; today the whole job).
+    /// The subtasks this failure restarted (`operator#index`): its failover region, or every
+    /// subtask when the whole job restarted (`full`, or a region that is the whole job).
     pub restarted_subtasks: Vec<String>,
     /// Failure until every recovered in-flight buffer was consumed: `recovery_ms`, or later
     /// when FLIP-547's checkpointing during recovery let the tasks run before that.

@@ -31,7 +31,7 @@ use super::task::{Activity, Mail, Task, TaskMetrics, TaskStatus};
 use super::time::Micros;
 use serde::Serialize;
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 
 /// Something scheduled to happen at a virtual time.
 #[derive(Clone, Debug)]
@@ -54,6 +54,8 @@ pub(crate) enum Ev {
     StateWritten(usize, u64),
     Action(usize),
     Restart,
+    /// The region of failure `f` (its index in `failures`) restarts (region failover).
+    RestartRegion(usize),
     /// Task `t` read its operator state and output channel state back (restore).
     StateRestored(usize),
     /// Task `t`'s channel-state reader finished reading one recovered input buffer.
@@ -180,6 +182,10 @@ pub struct Engine {
     pub(crate) restart_backoff: super::restart_strategy::RestartBackoff,
     /// Per task being restored: its reader and the state still to put back.
     pub(crate) restores: BTreeMap<usize, super::recovery::TaskRestore>,
+    /// Region failovers not yet recovered, by failure index (see [`super::region_failover`]).
+    pub(crate) region_restarts: BTreeMap<usize, super::region_failover::RegionRestart>,
+    /// Regions redeployed so far (names the seeded stream of each redeployment).
+    pub(crate) region_deploys: u64,
     /// The job attempt whose tasks run the debloater.
     pub(crate) debloat_scheduled_epoch: Option<u32>,
     pub(crate) next_buffer_id: u64,
@@ -261,6 +267,8 @@ impl Engine {
             recovery_started: None,
             restart_backoff: super::restart_strategy::RestartBackoff::new(spec.seed),
             restores: BTreeMap::new(),
+            region_restarts: BTreeMap::new(),
+            region_deploys: 0,
             debloat_scheduled_epoch: None,
             log: EventLog::default(),
             samples: Vec::new(),
@@ -296,60 +304,12 @@ impl Engine {
         for p in g.partitions.iter_mut() {
             p.next_channel = rng.below(p.channels.len().max(1) as u64) as usize;
         }
+        let mut tasks = self.fresh_tasks(&g);
         self.paths = graph::sink_paths(&self.spec, &g.edges);
         self.edges = g.edges;
         self.channels = g.channels;
         self.partitions = g.partitions;
         self.gates = g.gates;
-        let mut tasks = Vec::with_capacity(g.task_ids.len());
-        for (id, &(vertex, index)) in g.task_ids.iter().enumerate() {
-            let chain = self.chain_of(vertex, &g.task_partitions[id]);
-            let op = chain.head();
-            let o = &self.operators[op];
-            let (is_source, legacy) = match &o.kind {
-                OperatorKind::Source(s) => (true, s.api.is_legacy()),
-                _ => (false, false),
-            };
-            let mut upstream: Vec<usize> = g.task_inputs[id]
-                .iter()
-                .map(|&c| self.channels[c].from_task)
-                .collect();
-            upstream.sort_unstable();
-            upstream.dedup();
-            tasks.push(Task {
-                id,
-                operator: op,
-                vertex,
-                index,
-                name: self.layout.subtask_name(&self.spec, vertex, index),
-                is_source,
-                legacy_source: legacy,
-                inputs: g.task_inputs[id].clone(),
-                gates: g.task_gates[id].clone(),
-                partitions: g.task_partitions[id].clone(),
-                upstream_tasks: upstream,
-                status: TaskStatus::Running,
-                activity: Activity::Idle,
-                activity_since: self.now,
-                busy_until: self.now,
-                wake_at: None,
-                mailbox: Default::default(),
-                debloat_mark: 0,
-                current: None,
-                current_recovered: false,
-                pending_out: Default::default(),
-                channels_with_data: Default::default(),
-                handler: BarrierHandler::new(&self.config, g.task_inputs[id].len()),
-                chain,
-                metrics: TaskMetrics::default(),
-                checkpoints: BTreeMap::new(),
-                aborted: Vec::new(),
-                last_checkpoint_id: 0,
-                final_checkpoint: None,
-                final_checkpoint_completed: false,
-                high_water: 0,
-            });
-        }
         for o in self.operators.iter_mut() {
             o.tasks.clear();
         }
@@ -389,6 +349,60 @@ impl Engine {
         self.schedule_debloating();
     }
 
+    /// The tasks of a new attempt of execution graph `g`, in their initial state.
+    pub(crate) fn fresh_tasks(&self, g: &graph::ExecutionGraph) -> Vec<Task> {
+        let mut tasks = Vec::with_capacity(g.task_ids.len());
+        for (id, &(vertex, index)) in g.task_ids.iter().enumerate() {
+            let chain = self.chain_of(vertex, &g.task_partitions[id], g);
+            let op = chain.head();
+            let o = &self.operators[op];
+            let (is_source, legacy) = match &o.kind {
+                OperatorKind::Source(s) => (true, s.api.is_legacy()),
+                _ => (false, false),
+            };
+            let mut upstream: Vec<usize> = g.task_inputs[id]
+                .iter()
+                .map(|&c| g.channels[c].from_task)
+                .collect();
+            upstream.sort_unstable();
+            upstream.dedup();
+            tasks.push(Task {
+                id,
+                operator: op,
+                vertex,
+                index,
+                name: self.layout.subtask_name(&self.spec, vertex, index),
+                is_source,
+                legacy_source: legacy,
+                inputs: g.task_inputs[id].clone(),
+                gates: g.task_gates[id].clone(),
+                partitions: g.task_partitions[id].clone(),
+                upstream_tasks: upstream,
+                status: TaskStatus::Running,
+                activity: Activity::Idle,
+                activity_since: self.now,
+                busy_until: self.now,
+                wake_at: None,
+                mailbox: Default::default(),
+                debloat_mark: 0,
+                current: None,
+                current_recovered: false,
+                pending_out: Default::default(),
+                channels_with_data: Default::default(),
+                handler: BarrierHandler::new(&self.config, g.task_inputs[id].len()),
+                chain,
+                metrics: TaskMetrics::default(),
+                checkpoints: BTreeMap::new(),
+                aborted: Vec::new(),
+                last_checkpoint_id: 0,
+                final_checkpoint: None,
+                final_checkpoint_completed: false,
+                high_water: 0,
+            });
+        }
+        tasks
+    }
+
     /// Rebuilds the physical plan and layout when a topology change (a partitioner set
     /// for the next restart) takes effect: a forward edge turned into another partitioner
     /// splits its chain. The plan's other inputs are fixed at submission.
@@ -423,12 +437,17 @@ impl Engine {
     /// `partitions` (its non-chained out-edges, in edge order): each operator's outputs in
     /// the order of its outgoing edges, chained ones to their slot, the others to their
     /// partition.
-    fn chain_of(&self, vertex: usize, partitions: &[usize]) -> OperatorChain {
+    fn chain_of(
+        &self,
+        vertex: usize,
+        partitions: &[usize],
+        g: &graph::ExecutionGraph,
+    ) -> OperatorChain {
         let members = &self.layout.vertices[vertex];
         let ops = members
             .iter()
             .map(|&op| {
-                let outputs = self
+                let outputs = g
                     .edges
                     .iter()
                     .enumerate()
@@ -443,7 +462,7 @@ impl Engine {
                             partitions
                                 .iter()
                                 .copied()
-                                .find(|&p| self.partitions[p].edge == i)
+                                .find(|&p| g.partitions[p].edge == i)
                                 .map(ChainOutput::Partition)
                         }
                     })
@@ -476,6 +495,31 @@ impl Engine {
             epoch,
             ev,
         }));
+    }
+
+    /// Drops the queued events of the attempt of `tasks` and `channels` that a region
+    /// failover cancels (what the global epoch does for a restart of the whole job): their
+    /// wake-ups, mails, acknowledgements, snapshot and restore steps, and every transfer,
+    /// credit and announcement on those channels. Channel-state writers, the buffer-timeout
+    /// flusher and the job's own timers are shared with the other regions and stay.
+    pub(crate) fn drop_events_of(&mut self, tasks: &BTreeSet<usize>, channels: &BTreeSet<usize>) {
+        let mut queued = std::mem::take(&mut self.queue).into_vec();
+        queued.retain(|Reverse(s)| match &s.ev {
+            Ev::Wake(t)
+            | Ev::Mail(t, _)
+            | Ev::Ack(t, _)
+            | Ev::Decline(t, _, _)
+            | Ev::StateWritten(t, _)
+            | Ev::StateRestored(t)
+            | Ev::ChannelStateRead(t) => !tasks.contains(t),
+            Ev::Arrive(c)
+            | Ev::Credit(c, _, _)
+            | Ev::Resume(c)
+            | Ev::BufferSize(c, _)
+            | Ev::Backlog(c, _) => !channels.contains(c),
+            _ => true,
+        });
+        self.queue = BinaryHeap::from(queued);
     }
 
     /// Makes sure task `t` runs a mailbox step at `at` (or earlier, if already due).
@@ -728,6 +772,7 @@ impl Engine {
                 self.perform(&action);
             }
             Ev::Restart => self.restart(),
+            Ev::RestartRegion(f) => self.restart_region(f),
             Ev::StateRestored(t) => self.state_restored(t),
             Ev::ChannelStateRead(t) => self.channel_state_read(t),
             Ev::Sample => {

@@ -8,6 +8,7 @@ use crate::scenario;
 /// The plan of a scenario written as JSON (`version`, `duration` and the rest filled in).
 /// Version 2: Flink's defaults, chaining on (a version-1 document runs unchained).
 fn plan_of(body: &str) -> PhysicalPlan {
+    // Version 2: a version-1 document restarts the whole job (`VERSION_1_DEFAULTS`).
     let text = format!(r#"{{"version": 2, "duration": "10s", {body}}}"#);
     let doc = scenario::parse_json(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     let spec = scenario::to_spec(&doc).unwrap_or_else(|e| panic!("{e}\n{text}"));

@@ -77,6 +77,10 @@ pub fn sinks_recovery_panel(props: &SinksProps) -> Html {
                                     <span class="muted-small">{ format!(" failed at {} — {}", format::ms(f.at_ms), f.reason) }</span>
                                 </div>
                                 <dl class="kv compact">
+                                    <div><dt>{ "Restarted" }</dt><dd data-testid="failure-restarted" title="The subtasks this failure cancelled and redeployed: its failover region (jobmanager.execution.failover-strategy: region), or every subtask (full, or a region that is the whole job)">{
+                                        if f.restarted_subtasks.is_empty() { "none (the job failed)".to_string() } else { format!("{} subtasks: {}", f.restarted_subtasks.len(), f.restarted_subtasks.join(", ")) }
+                                    }</dd></div>
+                                    <div><dt>{ "Restart delay" }</dt><dd>{ f.restart_delay_ms.map(format::ms).unwrap_or_else(|| "none (the restart strategy gave up)".into()) }</dd></div>
                                     <div><dt>{ "Restored checkpoint" }</dt><dd>{ f.restored_checkpoint.map(|c| format!("#{c}")).unwrap_or_else(|| "none (from scratch)".into()) }</dd></div>
                                     <div><dt>{ "Recovery time" }</dt><dd>{ f.recovery_ms.map(format::ms).unwrap_or_else(|| "recovering…".into()) }</dd></div>
                                     if f.input_recovered_ms != f.recovery_ms {
