@@ -313,7 +313,13 @@ fn keyed_state_of_a_restarted_region_equals_the_failure_free_run() {
     let states = |e: &Engine| -> Vec<String> {
         e.tasks
             .iter()
-            .map(|t| format!("{}: {:?}", t.name, t.state))
+            .map(|t| {
+                format!(
+                    "{}: {:?}",
+                    t.name,
+                    t.chain.ops.iter().map(|o| &o.state).collect::<Vec<_>>()
+                )
+            })
             .collect()
     };
     assert_eq!(states(&failed), states(&clean));
