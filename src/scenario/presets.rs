@@ -21,6 +21,7 @@ pub const NAMES: &[&str] = &[
     "small-files",
     "topology-change",
     "serializer-change",
+    "stop-with-savepoint",
     "large",
     "healthy",
 ];
@@ -42,6 +43,7 @@ pub fn preset_json(name: &str) -> Option<&'static str> {
         "small-files" => include_str!("../../presets/small-files.json"),
         "topology-change" => include_str!("../../presets/topology-change.json"),
         "serializer-change" => include_str!("../../presets/serializer-change.json"),
+        "stop-with-savepoint" => include_str!("../../presets/stop-with-savepoint.json"),
         "large" => include_str!("../../presets/large.json"),
         "healthy" => include_str!("../../presets/healthy.json"),
         _ => return None,
