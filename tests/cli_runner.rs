@@ -410,3 +410,49 @@ fn plan_prints_the_physical_plan_as_text_and_json() {
     ]));
     assert!(err.contains("minicluster.number-of-taskmanagers"), "{err}");
 }
+
+#[test]
+fn stop_with_savepoint_flags_end_the_run_finished_with_a_sync_savepoint() {
+    let o = cli(&[
+        "run",
+        "--preset",
+        "unaligned",
+        "--until",
+        "12s",
+        "--savepoint",
+        "5s",
+        "--stop-with-savepoint",
+        "9s",
+        "--drain",
+        "--json",
+        "--require-exactly-once",
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(r["job_status"], "FINISHED");
+    assert_eq!(r["stop_with_savepoint"]["drain"], true);
+    assert_eq!(r["stop_with_savepoint"]["status"], "finished");
+    let types: Vec<&str> = r["checkpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["checkpoint_type"].as_str())
+        .filter(|t| t.contains("SAVEPOINT"))
+        .collect();
+    assert_eq!(types, ["SAVEPOINT", "SYNC_SAVEPOINT"]);
+    let e = assert_invalid(&cli(&["run", "--preset", "unaligned", "--drain"]));
+    assert!(e.contains("--drain"), "{e}");
+    let e = assert_invalid(&cli(&[
+        "run",
+        "--preset",
+        "unaligned",
+        "--savepoint",
+        "soon",
+    ]));
+    assert!(e.contains("--savepoint soon"), "{e}");
+}

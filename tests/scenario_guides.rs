@@ -102,6 +102,7 @@ macro_rules! promises {
 promises! {
     backpressure_keeps_its_promises => "backpressure",
     unaligned_keeps_its_promises => "unaligned",
+    stop_with_savepoint_keeps_its_promises => "stop-with-savepoint",
     aligned_timeout_keeps_its_promises => "aligned-timeout",
     seed_settings_keep_their_promises => "seed-settings",
     why_uc_keeps_its_promises => "why-uc",

@@ -69,6 +69,11 @@ RUN OPTIONS:
                          end (or the link's &t=); a time past the end extends the run
   --set KEY=VALUE        override a Flink config option (repeatable), e.g.
                          --set execution.checkpointing.unaligned.enabled=true
+  --savepoint AT         take a savepoint at virtual time AT (repeatable; `flink savepoint`)
+  --stop-with-savepoint AT
+                         stop the job with a savepoint at AT (`flink stop`); the job ends
+                         FINISHED once the synchronous savepoint completed
+  --drain                with --stop-with-savepoint: `flink stop --drain`
   --sink-output FILE     write every committed sink record, one JSON object a line
   --require-exactly-once exit 3, with one line per sink on stderr, when a sink broke its
                          guarantee: an exactly-once sink (two-phase commit or
@@ -214,6 +219,11 @@ struct RunOptions {
     json: bool,
     until: Option<String>,
     sets: Vec<String>,
+    /// `--savepoint AT` (repeatable) and `--stop-with-savepoint AT` [`--drain`]: events
+    /// appended to the scenario (`flink savepoint` / `flink stop [--drain]` at that time).
+    savepoints: Vec<String>,
+    stop_at: Option<String>,
+    drain: bool,
     sink_output: Option<String>,
     compare: Option<String>,
     require_exactly_once: bool,
@@ -431,6 +441,11 @@ fn parse_run(args: &[String]) -> Result<RunOptions, ScenarioError> {
             "--require-exactly-once" => o.require_exactly_once = true,
             "--until" => o.until = Some(value("--until")?),
             "--set" => o.sets.push(value("--set")?),
+            "--savepoint" => o.savepoints.push(value("--savepoint")?),
+            "--stop-with-savepoint" => {
+                o.stop_at = Some(value("--stop-with-savepoint")?);
+            }
+            "--drain" => o.drain = true,
             "--sink-output" => o.sink_output = Some(value("--sink-output")?),
             "--compare" => o.compare = Some(value("--compare")?),
             "--preset" => {
@@ -482,6 +497,24 @@ fn load(o: &RunOptions) -> Result<Document, ScenarioError> {
             ));
         };
         doc.set_config(key.trim(), value.trim())?;
+    }
+    if o.drain && o.stop_at.is_none() {
+        return Err(fail("--drain", "goes with --stop-with-savepoint AT"));
+    }
+    let lifecycle = o
+        .savepoints
+        .iter()
+        .map(|at| ("--savepoint", at, scenario::ActionDoc::Savepoint))
+        .chain(o.stop_at.iter().map(|at| {
+            let action = scenario::ActionDoc::StopWithSavepoint { drain: o.drain };
+            ("--stop-with-savepoint", at, action)
+        }));
+    for (flag, at, action) in lifecycle {
+        parse_duration(at).map_err(|m| fail(format!("{flag} {at}"), m))?;
+        doc.events.push(scenario::EventDoc {
+            at: at.clone(),
+            action,
+        });
     }
     // An old scenario may set a key that is gone: it runs without it, and says so.
     for note in scenario::notes(&doc) {

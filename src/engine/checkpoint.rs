@@ -254,6 +254,7 @@ impl Engine {
         }
         let now = self.now;
         let sync_end = now + SYNC_PHASE_COST;
+        self.stop_at_synchronous_savepoint(t, id);
         let finishing = self.tasks[t].status == TaskStatus::Finishing;
         // Without a pending alignment (sources, tasks whose inputs ended) there is no input to wait for.
         let aligning = self.tasks[t].handler.is_collecting(id);

@@ -16,7 +16,22 @@
 //!
 //! Time is virtual and triggering is synchronous: Flink computes the plan and takes the id
 //! on other threads (`isTriggering`), which here takes no time, so the decider never sees a
-//! trigger in progress. Savepoints and forced requests do not exist in the playground.
+//! trigger in progress.
+//!
+//! Savepoints (issue 15) are requests like any other with Flink's `CheckpointProperties`
+//! for them (`CheckpointCoordinator.triggerSavepoint` / `triggerSynchronousSavepoint`, 2.x):
+//! a [`SavepointKind`] (Flink's `SavepointType`), *forced* when unaligned checkpoints are
+//! disabled (`CheckpointProperties.forSavepoint(!unalignedCheckpointsEnabled, …)`), queued
+//! before every checkpoint request, always aligned whatever the checkpointing mode
+//! (`CheckpointOptions.forConfig`: a savepoint is `alignedNoTimeout`, so neither unaligned
+//! barriers nor the aligned-checkpoint timeout apply; only `AT_LEAST_ONCE` mode gives it
+//! non-blocking barriers, as for checkpoints). A completed savepoint is not added to the
+//! completed-checkpoint store (`completePendingCheckpoint`: `if (!props.isSavepoint())
+//! addCompletedCheckpointToStoreAndSubsumeOldest`), so a failover never restores it; it
+//! is kept in [`Coordinator::savepoints`] for a resubmission. A savepoint cannot be subsumed
+//! (`PendingCheckpoint.canBeSubsumed`) and its failure does not count towards the tolerable
+//! failures (`CheckpointFailureManager.handleJobLevelCheckpointException` /
+//! `handleTaskLevelCheckpointException` skip savepoints).
 
 use super::config::{BarrierKind, EngineConfig};
 use super::network::Barrier;
@@ -65,9 +80,45 @@ pub struct SubtaskStats {
     pub timed_out: bool,
 }
 
+/// Flink's `SavepointType` (2.x) by its `PostCheckpointAction`: what the job does once the
+/// savepoint completed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum SavepointKind {
+    /// `SavepointType.savepoint`: `NONE`, the job keeps running (`flink savepoint`).
+    Savepoint,
+    /// `SavepointType.terminate`: `TERMINATE`, stop-with-savepoint `--drain`
+    /// (`shouldDrain()`: the sources emit `MAX_WATERMARK` and end their input).
+    Terminate,
+    /// `SavepointType.suspend`: `SUSPEND`, stop-with-savepoint without `--drain`.
+    Suspend,
+}
+
+impl SavepointKind {
+    /// `SavepointType.isSynchronous`: the tasks stop at it (stop-with-savepoint).
+    pub fn is_synchronous(self) -> bool {
+        self != SavepointKind::Savepoint
+    }
+    /// `SavepointType.shouldDrain`.
+    pub fn should_drain(self) -> bool {
+        self == SavepointKind::Terminate
+    }
+    /// Flink's REST `checkpoint_type` (`CheckpointingStatistics.RestAPICheckpointType`).
+    pub fn rest_type(self) -> &'static str {
+        if self.is_synchronous() {
+            "SYNC_SAVEPOINT"
+        } else {
+            "SAVEPOINT"
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CheckpointStats {
     pub id: u64,
+    /// `Some` for a savepoint (Flink's REST `is_savepoint`).
+    pub savepoint: Option<SavepointKind>,
+    /// Where the completed snapshot lives (Flink's `external_path`), once completed.
+    pub external_path: Option<String>,
     pub status: CheckpointStatus,
     pub kind: BarrierKind,
     pub trigger_at: Micros,
@@ -126,6 +177,8 @@ pub struct CompletedCheckpoint {
     pub output_state: BTreeMap<ChannelKey, Vec<Record>>,
     pub topology_version: u32,
     pub serializer_version: u32,
+    /// `Some` for a savepoint.
+    pub savepoint: Option<SavepointKind>,
 }
 
 impl CompletedCheckpoint {
@@ -183,12 +236,40 @@ pub struct Ack {
 }
 
 /// A request for a checkpoint (Flink's `CheckpointTriggerRequest`). Ordered as the
-/// decider's queue orders them: user requests before periodic ones, then by time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// decider's queue orders them (`checkpointTriggerRequestsComparator`): savepoints first,
+/// then forced requests, then user requests before periodic ones, then by time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Request {
     pub periodic: bool,
     pub at: Micros,
     pub seq: u64,
+    pub savepoint: Option<SavepointKind>,
+    /// `CheckpointProperties.forceCheckpoint`: ignores `max-concurrent-checkpoints` and
+    /// `min-pause` (savepoints while unaligned checkpoints are disabled).
+    pub forced: bool,
+}
+
+impl Request {
+    fn order_key(&self) -> (bool, bool, bool, Micros, u64) {
+        (
+            self.savepoint.is_none(),
+            !self.forced,
+            self.periodic,
+            self.at,
+            self.seq,
+        )
+    }
+}
+
+impl PartialOrd for Request {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Request {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.order_key().cmp(&o.order_key())
+    }
 }
 
 /// What the host must do, in order.
@@ -234,8 +315,8 @@ pub enum Command {
 /// `max-concurrent-checkpoints` are pending (it waits for one to end); a *periodic* request
 /// that comes sooner than `min-pause` after the last completion is dropped
 /// (`MINIMUM_TIME_BETWEEN_CHECKPOINTS`) and the periodic trigger is rescheduled to the end
-/// of the pause. A user request ignores the pause. Forced requests and savepoints, which
-/// the playground has not, are left out.
+/// of the pause. A user request ignores the pause. A forced request (a savepoint while
+/// unaligned checkpoints are disabled) runs even at the concurrency limit.
 #[derive(Clone, Debug, Default)]
 pub struct RequestDecider {
     pub queued: BTreeSet<Request>,
@@ -263,6 +344,8 @@ impl RequestDecider {
             periodic,
             at,
             seq: self.seq,
+            savepoint: None,
+            forced: false,
         }
     }
 
@@ -299,9 +382,13 @@ impl RequestDecider {
             return Decision::Wait;
         };
         if pending >= config.max_concurrent as usize {
+            if first.forced {
+                self.queued.pop_first();
+                return Decision::Execute(first);
+            }
             return Decision::Wait;
         }
-        if first.periodic {
+        if first.periodic && !first.forced {
             if let Some(done) = last_completion {
                 let allowed = done + config.min_pause;
                 if now < allowed {
@@ -445,6 +532,33 @@ impl FailureManager {
 
 // ---------------------------------------------------------------------------- coordinator
 
+/// The job's id as Flink would print it (32 hex digits), drawn from the scenario's seed.
+pub fn job_id(seed: u64) -> String {
+    let mut rng = Rng::new(seed).fork(0x0001_0B1D);
+    format!("{:016x}{:016x}", rng.next_u64(), rng.next_u64())
+}
+
+/// Where a completed snapshot lives, as Flink names it under the playground's storage root
+/// `file:/flink`: a checkpoint in `<checkpoint-dir>/<job-id>/chk-<id>`
+/// (`FsCheckpointStorageAccess`, `CHECKPOINT_DIR_PREFIX`), a savepoint in
+/// `<savepoint-dir>/savepoint-<first 6 of the job id>-<12 random hex>`
+/// (`AbstractFsCheckpointStorageAccess.initializeLocationForSavepoint` with
+/// `FileUtils.getRandomFilename`; the random part drawn from the seed).
+pub fn external_path(seed: u64, id: u64, savepoint: bool) -> String {
+    let job = job_id(seed);
+    if savepoint {
+        let mut rng = Rng::new(seed).fork(0x005A_7E00 + id);
+        let random = format!("{:016x}", rng.next_u64());
+        format!(
+            "file:/flink/savepoints/savepoint-{}-{}",
+            &job[..6],
+            &random[..12]
+        )
+    } else {
+        format!("file:/flink/checkpoints/{job}/chk-{id}")
+    }
+}
+
 /// Flink's `CheckpointCoordinator`, driven by the engine through the methods below.
 #[derive(Clone, Debug, Default)]
 pub struct Coordinator {
@@ -452,6 +566,8 @@ pub struct Coordinator {
     pub pending: BTreeSet<u64>,
     pub(crate) pending_data: BTreeMap<u64, CompletedCheckpoint>,
     pub latest: Option<CompletedCheckpoint>,
+    /// Completed savepoints, oldest first (never in the store a failover restores from).
+    pub savepoints: Vec<CompletedCheckpoint>,
     pub next_id: u64,
     pub decider: RequestDecider,
     pub trigger: PeriodicTrigger,
@@ -524,8 +640,53 @@ impl Coordinator {
         self.submit(now, false, config)
     }
 
+    /// A savepoint request (`triggerSavepoint`, or `triggerSynchronousSavepoint` for
+    /// stop-with-savepoint), forced unless unaligned checkpoints are enabled.
+    pub fn savepoint_request(
+        &mut self,
+        now: Micros,
+        kind: SavepointKind,
+        config: &EngineConfig,
+    ) -> Vec<Command> {
+        let mut request = self.decider.new_request(false, now);
+        request.savepoint = Some(kind);
+        request.forced = !config.unaligned;
+        self.submit_request(now, request, config)
+    }
+
+    /// `stopCheckpointScheduler` with the job still running (stop-with-savepoint, Flink's
+    /// `SchedulerBase.stopWithSavepoint`): the periodic trigger stops, queued requests are
+    /// dropped and every pending checkpoint is aborted with `CHECKPOINT_COORDINATOR_SUSPEND`
+    /// (`abortPendingAndQueuedCheckpoints`; not counted by the failure manager), so that only
+    /// the synchronous savepoint's data is committed.
+    pub fn suspend(&mut self, now: Micros, config: &EngineConfig) -> Vec<Command> {
+        self.trigger.stop();
+        self.decider.abort_all();
+        let pending: Vec<u64> = self.pending.iter().copied().collect();
+        let mut out = Vec::new();
+        for id in pending {
+            out.extend(self.abort(
+                now,
+                id,
+                CheckpointStatus::Aborted,
+                "CHECKPOINT_COORDINATOR_SUSPEND",
+                config,
+            ));
+        }
+        out
+    }
+
     fn submit(&mut self, now: Micros, periodic: bool, config: &EngineConfig) -> Vec<Command> {
         let request = self.decider.new_request(periodic, now);
+        self.submit_request(now, request, config)
+    }
+
+    fn submit_request(
+        &mut self,
+        now: Micros,
+        request: Request,
+        config: &EngineConfig,
+    ) -> Vec<Command> {
         let d = self.decider.submit(
             request,
             self.pending.len(),
@@ -565,7 +726,7 @@ impl Coordinator {
     pub fn start_triggering(
         &mut self,
         now: Micros,
-        _request: Request,
+        request: Request,
         ctx: TriggerContext,
         config: &EngineConfig,
     ) -> Vec<Command> {
@@ -593,7 +754,15 @@ impl Coordinator {
         }
         self.next_id += 1;
         let id = self.next_id;
-        let kind = config.barrier_kind();
+        let savepoint = request.savepoint;
+        let kind = match savepoint {
+            // `CheckpointOptions.forConfig`: not exactly-once first, then savepoint → aligned.
+            Some(_) if config.mode == super::config::CheckpointingMode::AtLeastOnce => {
+                BarrierKind::AtLeastOnce
+            }
+            Some(_) => BarrierKind::Aligned,
+            None => config.barrier_kind(),
+        };
         let data = CompletedCheckpoint {
             id,
             states: ctx.finished_states,
@@ -602,9 +771,12 @@ impl Coordinator {
             output_state: BTreeMap::new(),
             topology_version: ctx.topology_version,
             serializer_version: ctx.serializer_version,
+            savepoint,
         };
         self.history.push(CheckpointStats {
             id,
+            savepoint,
+            external_path: None,
             status: CheckpointStatus::InProgress,
             kind,
             trigger_at: now,
@@ -639,6 +811,12 @@ impl Coordinator {
             _ => "aligned",
         };
         let n = targets.len();
+        let what = match savepoint {
+            None => "checkpoint",
+            Some(SavepointKind::Savepoint) => "savepoint",
+            Some(SavepointKind::Terminate) => "synchronous savepoint (stop --drain)",
+            Some(SavepointKind::Suspend) => "synchronous savepoint (stop)",
+        };
         vec![
             Command::TriggerTasks {
                 barrier,
@@ -648,7 +826,7 @@ impl Coordinator {
                 at: now + config.checkpoint_timeout,
                 id,
             },
-            Command::Log(format!("checkpoint {id} triggered ({mode}) at {n} tasks")),
+            Command::Log(format!("{what} {id} triggered ({mode}) at {n} tasks")),
         ]
     }
 
@@ -750,16 +928,28 @@ impl Coordinator {
         let Some(data) = self.pending_data.remove(&id) else {
             return Vec::new();
         };
+        let path = external_path(self.seed, id, data.savepoint.is_some());
         if let Some(s) = self.stats_mut(id) {
             s.status = CheckpointStatus::Completed;
             s.completed_at = Some(now);
+            s.external_path = Some(path);
         }
-        self.latest = Some(data);
+        if data.savepoint.is_some() {
+            self.savepoints.push(data);
+        } else {
+            self.latest = Some(data);
+        }
         self.failure_manager.succeeded();
         self.last_completed_at = Some(now);
         let mut out = vec![Command::Completed { id }];
-        // Older pending checkpoints are subsumed.
-        let older: Vec<u64> = self.pending.range(..id).copied().collect();
+        // Older pending checkpoints are subsumed (`dropSubsumedCheckpoints`); savepoints
+        // cannot be (`canBeSubsumed`).
+        let older: Vec<u64> = self
+            .pending
+            .range(..id)
+            .copied()
+            .filter(|&o| self.stats(o).is_some_and(|s| s.savepoint.is_none()))
+            .collect();
         for o in older {
             out.extend(self.abort(
                 now,
@@ -817,18 +1007,27 @@ impl Coordinator {
             return Vec::new();
         }
         self.pending_data.remove(&id);
+        let savepoint = self.stats(id).and_then(|s| s.savepoint);
         if let Some(s) = self.stats_mut(id) {
             s.status = status;
             s.failure_reason = Some(reason.to_string());
         }
+        let what = if savepoint.is_some() {
+            "savepoint"
+        } else {
+            "checkpoint"
+        };
         let mut out = vec![
-            Command::Log(format!("checkpoint {id} {}: {reason}", status.name())),
+            Command::Log(format!("{what} {id} {}: {reason}", status.name())),
             Command::Aborted { id },
         ];
-        if let Some(fail) = self
-            .failure_manager
-            .failed(Some(id), reason, config.tolerable_failed)
-        {
+        let counted = if savepoint.is_some() {
+            None
+        } else {
+            self.failure_manager
+                .failed(Some(id), reason, config.tolerable_failed)
+        };
+        if let Some(fail) = counted {
             out.push(Command::FailJob { reason: fail });
             return out;
         }
@@ -1130,6 +1329,73 @@ mod tests {
             Some(BTreeMap::from([(0, 10), (1, 20)]))
         );
         assert!(c.pending.is_empty());
+    }
+
+    // ---- savepoints (CheckpointCoordinatorTest / CheckpointRequestDeciderTest)
+
+    #[test]
+    fn savepoint_is_aligned_forced_without_uc_and_kept_out_of_the_store() {
+        let mut cfg = config(100, 0);
+        cfg.unaligned = true;
+        cfg.aligned_checkpoint_timeout = 0;
+        let all = ctx([TaskPhase::Running; 2]);
+        let mut c = Coordinator::new(0);
+        let out = c.savepoint_request(0, SavepointKind::Savepoint, &cfg);
+        let out = run(&mut c, 0, out, &all, &cfg);
+        let kind = out.iter().find_map(|x| match x {
+            Command::TriggerTasks { barrier, .. } => Some(barrier.kind),
+            _ => None,
+        });
+        assert_eq!(
+            kind,
+            Some(BarrierKind::Aligned),
+            "forConfig: savepoint → aligned"
+        );
+        c.acknowledge(5, 0, 1, ack(0), &cfg);
+        let out = c.acknowledge(5, 1, 1, ack(1), &cfg);
+        assert_eq!(out[0], Command::Completed { id: 1 });
+        assert!(c.latest.is_none(), "not in the completed-checkpoint store");
+        assert_eq!(c.savepoints.len(), 1);
+        assert!(c.stats(1).unwrap().external_path.is_some());
+        // With unaligned checkpoints on, a savepoint is not forced: it waits at the limit.
+        let r = c.decider.new_request(false, 6);
+        c.start_triggering(6, r, all.clone(), &cfg);
+        assert!(c
+            .savepoint_request(7, SavepointKind::Savepoint, &cfg)
+            .is_empty());
+        // Without: forced, it runs beside the pending checkpoint.
+        cfg.unaligned = false;
+        let out = c.savepoint_request(8, SavepointKind::Savepoint, &cfg);
+        assert!(matches!(out.as_slice(), [Command::StartTriggering(r)] if r.forced));
+    }
+
+    #[test]
+    fn savepoints_go_first_are_not_subsumed_and_their_failures_are_not_counted() {
+        let mut cfg = config(100, 0);
+        cfg.max_concurrent = 2;
+        let mut d = RequestDecider::default();
+        let p = d.new_request(true, 1);
+        let u = d.new_request(false, 2);
+        let mut s = d.new_request(false, 3);
+        s.savepoint = Some(SavepointKind::Savepoint);
+        assert!(s < u && u < p, "savepoint, user, periodic");
+        let all = ctx([TaskPhase::Running; 2]);
+        let mut c = Coordinator::new(0);
+        let out = c.savepoint_request(0, SavepointKind::Suspend, &cfg);
+        run(&mut c, 0, out, &all, &cfg);
+        let r = c.decider.new_request(false, 1);
+        c.start_triggering(1, r, all.clone(), &cfg);
+        c.acknowledge(2, 0, 2, ack(0), &cfg);
+        let out = c.acknowledge(2, 1, 2, ack(1), &cfg);
+        assert!(!out.contains(&Command::Aborted { id: 1 }), "{out:?}");
+        assert!(c.pending.contains(&1));
+        let out = c.expire(3, 1, &cfg);
+        assert!(!out.iter().any(|x| matches!(x, Command::FailJob { .. })));
+        assert_eq!(c.failure_manager.continuous_failures, 0);
+        assert_eq!(
+            c.stats(1).map(|s| s.savepoint),
+            Some(Some(SavepointKind::Suspend))
+        );
     }
 
     // ---- CheckpointFailureManagerTest

@@ -36,7 +36,10 @@ impl Engine {
                     }
                 }
                 Command::ArmExpiry { at, id } => self.schedule(at, Ev::Expire(id)),
-                Command::Completed { id } => self.checkpoint_completed(id),
+                Command::Completed { id } => {
+                    self.checkpoint_completed(id);
+                    self.lifecycle_completed(id);
+                }
                 Command::Aborted { id } => {
                     for t in 0..self.tasks.len() {
                         if self.tasks[t].is_live() {
@@ -49,6 +52,7 @@ impl Engine {
                     for w in self.writers.iter_mut() {
                         w.files.remove(&id);
                     }
+                    self.lifecycle_aborted(id);
                 }
                 Command::FailJob { reason } => self.failover(None, reason),
                 Command::Log(text) => self.log.push(self.now, LogKind::Checkpoint, text),
@@ -101,7 +105,8 @@ impl Engine {
                 self.now,
                 LogKind::Checkpoint,
                 format!(
-                    "checkpoint {id} completed in {} ({}; {} state, {} in-flight data persisted in {files} channel-state files)",
+                    "{} {id} completed in {} ({}; {} state, {} in-flight data persisted in {files} channel-state files)",
+                    if s.savepoint.is_some() { "savepoint" } else { "checkpoint" },
                     dur(e2e),
                     if unaligned { "unaligned" } else { "aligned" },
                     bytes(state),
@@ -140,6 +145,23 @@ impl Engine {
         let out = self
             .coordinator
             .timer_fired(self.now, generation, &self.config);
+        self.apply_coordinator(out);
+    }
+
+    /// A savepoint (or stop-with-savepoint's synchronous savepoint) request.
+    pub(crate) fn coordinator_savepoint_request(
+        &mut self,
+        kind: super::coordinator::SavepointKind,
+    ) {
+        let out = self
+            .coordinator
+            .savepoint_request(self.now, kind, &self.config);
+        self.apply_coordinator(out);
+    }
+
+    /// Stop-with-savepoint stops the checkpoint scheduler, aborting pending checkpoints.
+    pub(crate) fn coordinator_suspend(&mut self) {
+        let out = self.coordinator.suspend(self.now, &self.config);
         self.apply_coordinator(out);
     }
 
@@ -280,5 +302,6 @@ impl Engine {
     /// A failover: the coordinator stops its trigger and aborts every pending checkpoint.
     pub(crate) fn coordinator_abort_all(&mut self, reason: &str) {
         self.coordinator.job_stopped(reason);
+        self.lifecycle_failover();
     }
 }

@@ -68,16 +68,17 @@ impl Engine {
             let mut to_failure = vec![0u64; self.failures.len()];
             let mut unattributed = 0u64;
             for (o, op) in self.operators.iter().enumerate() {
-                let OperatorKind::Source(src) = &op.kind else {
+                let OperatorKind::Source(_) = &op.kind else {
                     continue;
                 };
-                let (Some(records), per) = (src.records, self.paths[o][s]) else {
-                    continue;
-                };
+                let per = self.paths[o][s];
                 if per == 0 {
                     continue;
                 }
                 for sub in 0..op.parallelism {
+                    let Some(records) = self.source_end(o, sub) else {
+                        continue;
+                    };
                     for off in 0..records {
                         let pos = (o as u16, sub as u16, off);
                         let visible = seen.count_at(pos.0, pos.1, pos.2);

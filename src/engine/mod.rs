@@ -11,7 +11,7 @@
 //! graph), [`record`] (records and lineage), [`network`] (buffers, channels, pools, credits
 //! as data) with `flow` (flow-control operations), [`task`] and `task_loop` (the mailbox
 //! task), [`barrier_handler`] with `checkpointed_input` (its glue), [`checkpoint`] (subtask side), [`channel_state`] (writers and
-//! storage), [`coordinator`], [`recovery`], [`sinks`] (external systems and the
+//! storage), [`coordinator`], [`lifecycle`] (savepoints, stop-with-savepoint), [`recovery`], [`sinks`] (external systems and the
 //! exactly-once verdict), [`loss`] (which failure lost a missing record), [`log`], `stats` and [`report`];
 //! [`physical_plan`] (chains, slots, TaskManagers, channel kinds, failover regions: what
 //! Flink would deploy) and [`chain`] (a task's operator chain, the plan's chains at run
@@ -29,6 +29,7 @@ pub mod debloat;
 mod flow;
 pub mod graph;
 mod invariants;
+pub mod lifecycle;
 pub mod log;
 pub mod loss;
 pub mod network;

@@ -24,6 +24,8 @@ pub struct Report {
     pub operators: Vec<OperatorReport>,
     /// Per running subtask (task order): its input channels by kind.
     pub input_channels: Vec<SubtaskChannelsReport>,
+    /// The latest stop-with-savepoint (`None`: the job was never stopped).
+    pub stop_with_savepoint: Option<StopReport>,
 }
 
 /// A subtask's input channels: `LocalInputChannel`s (producer in its TaskManager) and
@@ -36,9 +38,30 @@ pub struct SubtaskChannelsReport {
     pub remote_inputs: u32,
 }
 
+/// A stop-with-savepoint as `flink stop [--drain]` reports it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct StopReport {
+    pub drain: bool,
+    pub requested_ms: f64,
+    /// The synchronous savepoint's id (`None`: it could not be triggered).
+    pub savepoint_id: Option<u64>,
+    /// The savepoint's path once completed (what `flink stop` prints).
+    pub savepoint_path: Option<String>,
+    /// `waiting_for_savepoint`, `savepoint_created`, `finished` or `failed`.
+    pub status: String,
+    pub failure: Option<String>,
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct CheckpointReport {
     pub id: u64,
+    /// Flink's REST `checkpoint_type`: `CHECKPOINT`, `UNALIGNED_CHECKPOINT`, `SAVEPOINT` or
+    /// `SYNC_SAVEPOINT` (stop-with-savepoint).
+    pub checkpoint_type: String,
+    /// Flink's REST `is_savepoint`.
+    pub is_savepoint: bool,
+    /// Flink's REST `external_path` of a completed checkpoint or savepoint.
+    pub external_path: Option<String>,
     /// `completed`, `in_progress`, `failed`, `expired` or `aborted`.
     pub status: String,
     pub unaligned: bool,

@@ -158,6 +158,8 @@ pub struct Engine {
     /// Files created in checkpoint storage over the run (state and channel state).
     pub storage_files_created: u64,
     pub coordinator: Coordinator,
+    /// Savepoints and stop-with-savepoint (see [`super::lifecycle`]).
+    pub lifecycle: super::lifecycle::Lifecycle,
     /// External systems behind the sinks, by operator index (`None` for non-sinks).
     pub external: Vec<Option<ExternalSink>>,
     /// `paths[op][sink]`: sink lineages per record entering `op`.
@@ -254,6 +256,7 @@ impl Engine {
             storage_metadata_free_at: 0,
             storage_files_created: 0,
             coordinator: Coordinator::new(spec.seed),
+            lifecycle: Default::default(),
             external,
             paths: Vec::new(),
             failures: Vec::new(),
@@ -818,6 +821,8 @@ impl Engine {
                 );
                 self.coordinator_user_request();
             }
+            Action::Savepoint => self.request_savepoint(),
+            Action::StopWithSavepoint { drain } => self.stop_with_savepoint(*drain),
             Action::SetConfig { key, value } => {
                 // Validated with the spec; an invalid change is never half-applied.
                 if super::config::removed_key(key).is_some() {
@@ -953,11 +958,10 @@ impl Engine {
             && self.tasks.iter().all(|t| t.status == TaskStatus::Finished)
         {
             self.status = JobStatus::Finished;
-            self.log.push(
-                self.now,
-                LogKind::Task,
-                "job finished: every task reached the end of its input".into(),
-            );
+            let text = self
+                .lifecycle_job_finished()
+                .unwrap_or_else(|| "job finished: every task reached the end of its input".into());
+            self.log.push(self.now, LogKind::Task, text);
             self.attribute_losses();
         }
     }

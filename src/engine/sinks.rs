@@ -273,8 +273,10 @@ impl Engine {
     pub fn expected_at_sink(&self, sink: usize) -> Option<u64> {
         let mut total = 0;
         for (o, op) in self.operators.iter().enumerate() {
-            if let OperatorKind::Source(s) = &op.kind {
-                total += s.records? * op.parallelism as u64 * self.paths[o][sink];
+            if let OperatorKind::Source(_) = &op.kind {
+                for sub in 0..op.parallelism {
+                    total += self.source_end(o, sub)? * self.paths[o][sink];
+                }
             }
         }
         Some(total)

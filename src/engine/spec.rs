@@ -265,6 +265,14 @@ pub enum Action {
         subtask: u32,
     },
     TriggerCheckpoint,
+    /// `flink savepoint <job>`: a savepoint (always aligned, `CheckpointOptions.forConfig`),
+    /// the job keeps running (see `super::lifecycle`).
+    Savepoint,
+    /// `flink stop [--drain] <job>`: the sources stop, a synchronous savepoint is taken and
+    /// the job ends FINISHED (`SchedulerBase.stopWithSavepoint`, see `super::lifecycle`).
+    StopWithSavepoint {
+        drain: bool,
+    },
     /// A Flink-syntax config change; checkpoint and task settings apply at once, network
     /// sizes at the next (re)start of the job.
     SetConfig {
@@ -590,7 +598,9 @@ impl JobSpec {
                         format!("unknown operator '{}'", quote(operator)),
                     ),
                 },
-                Action::TriggerCheckpoint => {}
+                Action::TriggerCheckpoint
+                | Action::Savepoint
+                | Action::StopWithSavepoint { .. } => {}
                 Action::SetConfig { key, .. } => {
                     if let Some(message) = super::physical_plan::submission_key_change(key) {
                         fail(format!("{p}.set_config.key"), message);

@@ -51,8 +51,16 @@ pub fn checkpoint_report(engine: &Engine, s: &CheckpointStats) -> CheckpointRepo
             }
         })
         .collect();
+    let checkpoint_type = match s.savepoint {
+        Some(k) => k.rest_type(),
+        None if s.unaligned() => "UNALIGNED_CHECKPOINT",
+        None => "CHECKPOINT",
+    };
     CheckpointReport {
         id: s.id,
+        checkpoint_type: checkpoint_type.to_string(),
+        is_savepoint: s.savepoint.is_some(),
+        external_path: s.external_path.clone(),
         status: s.status.name().to_string(),
         unaligned: s.unaligned(),
         timed_out_to_unaligned: s.timed_out_to_unaligned(),
@@ -180,5 +188,25 @@ pub fn build_report(engine: &Engine) -> Report {
                 }
             })
             .collect(),
+        stop_with_savepoint: engine.lifecycle.stop.as_ref().map(|s| {
+            use super::lifecycle::StopStatus;
+            let (status, failure) = match &s.status {
+                StopStatus::WaitingForSavepoint => ("waiting_for_savepoint", None),
+                StopStatus::SavepointCreated => ("savepoint_created", None),
+                StopStatus::Finished => ("finished", None),
+                StopStatus::Failed(why) => ("failed", Some(why.clone())),
+            };
+            super::report::StopReport {
+                drain: s.drain,
+                requested_ms: ms(s.requested_at),
+                savepoint_id: s.savepoint,
+                savepoint_path: s
+                    .savepoint
+                    .and_then(|id| engine.coordinator.stats(id))
+                    .and_then(|c| c.external_path.clone()),
+                status: status.to_string(),
+                failure,
+            }
+        }),
     }
 }

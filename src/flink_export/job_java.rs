@@ -181,6 +181,15 @@ pub fn generate(doc: &Document, spec: &JobSpec, notes: &mut Notes) -> String {
                     e.at
                 ));
             }
+            ActionDoc::Savepoint => notes.not_exported(format!(
+                "{path}.savepoint: `flink savepoint <job-id>` (POST /jobs/:id/savepoints) at {} — run it by hand",
+                e.at
+            )),
+            ActionDoc::StopWithSavepoint { drain } => notes.not_exported(format!(
+                "{path}.stop_with_savepoint: `flink stop{} <job-id>` (POST /jobs/:id/stop) at {} — run it by hand",
+                if *drain { " --drain" } else { "" },
+                e.at
+            )),
             ActionDoc::SetConfig { .. } => {} // listed by config_map
             ActionDoc::SetPartitioner { from, to, partitioner } => notes.not_exported(format!(
                 "{path}.set_partitioner: {from} -> {to} becomes {} at {} — a changed job is a resubmission from a checkpoint, not part of one run",

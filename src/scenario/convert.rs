@@ -135,6 +135,8 @@ pub(crate) fn unvalidated_spec(doc: &Document) -> Result<JobSpec, ScenarioError>
                 subtask: *subtask,
             },
             ActionDoc::TriggerCheckpoint => Action::TriggerCheckpoint,
+            ActionDoc::Savepoint => Action::Savepoint,
+            ActionDoc::StopWithSavepoint { drain } => Action::StopWithSavepoint { drain: *drain },
             ActionDoc::SetConfig { key, value } => {
                 // A removed key still converts (the engine ignores it; `notes` says so).
                 if canonical_key(key).is_none() && removed_key(key).is_none() {
@@ -369,6 +371,10 @@ pub fn from_spec(spec: &JobSpec) -> Document {
                     subtask: *subtask,
                 },
                 Action::TriggerCheckpoint => ActionDoc::TriggerCheckpoint,
+                Action::Savepoint => ActionDoc::Savepoint,
+                Action::StopWithSavepoint { drain } => {
+                    ActionDoc::StopWithSavepoint { drain: *drain }
+                }
                 Action::SetConfig { key, value } => ActionDoc::SetConfig {
                     key: key.clone(),
                     value: ConfigValue::Text(value.clone()),

@@ -51,7 +51,8 @@
 //! Top-level defaults: `name` "Untitled scenario", `seed` 1, `duration` "60s", empty
 //! `config` (Flink's defaults, see `engine::config::KEYS`), no `edges`, no `events`.
 //! `version` is required. In events, `fail.subtask` defaults to 0 and
-//! `trigger_checkpoint` takes `{}` (or `true`). A `null` value counts as omitted.
+//! `trigger_checkpoint` and `savepoint` take `{}` (or `true`), `stop_with_savepoint` takes
+//! `{"drain": bool}` (default false). A `null` value counts as omitted.
 
 use super::error::ScenarioError;
 use super::guide::{read_guide, Guide};
@@ -268,6 +269,10 @@ pub enum ActionDoc {
         subtask: u32,
     },
     TriggerCheckpoint,
+    Savepoint,
+    StopWithSavepoint {
+        drain: bool,
+    },
     SetConfig {
         key: String,
         value: ConfigValue,
@@ -287,17 +292,21 @@ impl ActionDoc {
             ActionDoc::SetRate { .. } => "set_rate",
             ActionDoc::Fail { .. } => "fail",
             ActionDoc::TriggerCheckpoint => "trigger_checkpoint",
+            ActionDoc::Savepoint => "savepoint",
+            ActionDoc::StopWithSavepoint { .. } => "stop_with_savepoint",
             ActionDoc::SetConfig { .. } => "set_config",
             ActionDoc::SetPartitioner { .. } => "set_partitioner",
         }
     }
 }
 
-const ACTIONS: [&str; 6] = [
+const ACTIONS: [&str; 8] = [
     "set_cost",
     "set_rate",
     "fail",
     "trigger_checkpoint",
+    "savepoint",
+    "stop_with_savepoint",
     "set_config",
     "set_partitioner",
 ];
@@ -316,7 +325,8 @@ impl Serialize for EventDoc {
             ActionDoc::Fail { operator, subtask } => {
                 serde_json::json!({"operator": operator, "subtask": subtask})
             }
-            ActionDoc::TriggerCheckpoint => serde_json::json!({}),
+            ActionDoc::TriggerCheckpoint | ActionDoc::Savepoint => serde_json::json!({}),
+            ActionDoc::StopWithSavepoint { drain } => serde_json::json!({"drain": drain}),
             ActionDoc::SetConfig { key, value } => serde_json::json!({"key": key, "value": value}),
             ActionDoc::SetPartitioner {
                 from,
@@ -952,11 +962,16 @@ fn read_event(v: &Value, path: &str) -> Res<EventDoc> {
         }
     };
     let body_path = e.at(name);
-    let action = if name == "trigger_checkpoint" {
+    let action = if name == "trigger_checkpoint" || name == "savepoint" {
         // `{}` or `true` both mean "trigger now".
+        let now = if name == "savepoint" {
+            ActionDoc::Savepoint
+        } else {
+            ActionDoc::TriggerCheckpoint
+        };
         match &e.map[name] {
-            Value::Object(m) if m.is_empty() => ActionDoc::TriggerCheckpoint,
-            Value::Bool(true) => ActionDoc::TriggerCheckpoint,
+            Value::Object(m) if m.is_empty() => now,
+            Value::Bool(true) => now,
             other => {
                 return Err(ScenarioError::new(
                     body_path,
@@ -986,6 +1001,12 @@ fn read_event(v: &Value, path: &str) -> Res<EventDoc> {
                 ActionDoc::Fail {
                     operator: b.required("operator", Obj::string)?,
                     subtask: b.u32("subtask")?.unwrap_or(0),
+                }
+            }
+            "stop_with_savepoint" => {
+                b.only(&["drain"])?;
+                ActionDoc::StopWithSavepoint {
+                    drain: b.boolean("drain")?.unwrap_or(false),
                 }
             }
             "set_config" => {

@@ -79,7 +79,10 @@ fn names_operator(action: &ActionDoc, id: &str) -> bool {
         | ActionDoc::SetRate { operator, .. }
         | ActionDoc::Fail { operator, .. } => operator == id,
         ActionDoc::SetPartitioner { from, to, .. } => from == id || to == id,
-        ActionDoc::TriggerCheckpoint | ActionDoc::SetConfig { .. } => false,
+        ActionDoc::TriggerCheckpoint
+        | ActionDoc::Savepoint
+        | ActionDoc::StopWithSavepoint { .. }
+        | ActionDoc::SetConfig { .. } => false,
     }
 }
 
@@ -126,7 +129,10 @@ pub fn rename_operator(doc: &mut Document, old: &str, new: &str) -> Res<()> {
                 swap(from);
                 swap(to);
             }
-            ActionDoc::TriggerCheckpoint | ActionDoc::SetConfig { .. } => {}
+            ActionDoc::TriggerCheckpoint
+            | ActionDoc::Savepoint
+            | ActionDoc::StopWithSavepoint { .. }
+            | ActionDoc::SetConfig { .. } => {}
         }
     }
     Ok(())
@@ -387,7 +393,7 @@ pub fn set_setting(doc: &mut Document, id: &str, setting: Setting, text: &str) -
 }
 
 /// The kinds of timeline event the editor adds (`set_partitioner` events are edited
-/// only by removing them; savepoints are not modelled).
+/// only by removing them; savepoints and stop-with-savepoint are written in the JSON).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EventKind {
     SetCost,
@@ -450,7 +456,9 @@ pub fn event_kind(action: &ActionDoc) -> Option<EventKind> {
         ActionDoc::Fail { .. } => Some(EventKind::Fail),
         ActionDoc::TriggerCheckpoint => Some(EventKind::TriggerCheckpoint),
         ActionDoc::SetConfig { .. } => Some(EventKind::SetConfig),
-        ActionDoc::SetPartitioner { .. } => None,
+        ActionDoc::SetPartitioner { .. }
+        | ActionDoc::Savepoint
+        | ActionDoc::StopWithSavepoint { .. } => None,
     }
 }
 
@@ -611,7 +619,10 @@ pub fn set_event_value(doc: &mut Document, index: usize, text: &str) -> Res<()> 
                 },
             }
         }
-        ActionDoc::TriggerCheckpoint | ActionDoc::SetPartitioner { .. } => {
+        ActionDoc::TriggerCheckpoint
+        | ActionDoc::Savepoint
+        | ActionDoc::StopWithSavepoint { .. }
+        | ActionDoc::SetPartitioner { .. } => {
             return Err(ScenarioError::new(path, "this event has no value to set"))
         }
     }
@@ -649,7 +660,10 @@ pub fn event_value_text(action: &ActionDoc) -> String {
         ActionDoc::SetRate { rate, .. } => rate.to_string(),
         ActionDoc::Fail { subtask, .. } => subtask.to_string(),
         ActionDoc::SetConfig { value, .. } => value.to_flink_string(),
-        ActionDoc::TriggerCheckpoint | ActionDoc::SetPartitioner { .. } => String::new(),
+        ActionDoc::TriggerCheckpoint
+        | ActionDoc::Savepoint
+        | ActionDoc::StopWithSavepoint { .. }
+        | ActionDoc::SetPartitioner { .. } => String::new(),
     }
 }
 
@@ -664,6 +678,11 @@ pub fn event_sentence(event: &EventDoc) -> String {
         }
         ActionDoc::Fail { operator, subtask } => format!("subtask {operator}#{subtask} fails"),
         ActionDoc::TriggerCheckpoint => "a checkpoint is triggered".to_string(),
+        ActionDoc::Savepoint => "a savepoint is triggered".to_string(),
+        ActionDoc::StopWithSavepoint { drain } => format!(
+            "the job is stopped with a savepoint{}",
+            if *drain { " (--drain)" } else { "" }
+        ),
         ActionDoc::SetConfig { key, value } => {
             format!("{key} is set to {}", value.to_flink_string())
         }

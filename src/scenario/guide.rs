@@ -144,6 +144,9 @@ pub enum Metric {
     BusyRatio,
     /// 1 when the job finished (bounded sources drained), else 0.
     Finished,
+    /// The longest end-to-end duration of the completed savepoints in the window (the
+    /// checkpoint medians leave savepoints out).
+    SavepointEndToEndMs,
 }
 
 impl Metric {
@@ -172,11 +175,13 @@ impl Metric {
         Metric::HardBackpressuredRatio,
         Metric::BusyRatio,
         Metric::Finished,
+        Metric::SavepointEndToEndMs,
     ];
 
     pub fn name(self) -> &'static str {
         match self {
             Metric::CompletedCheckpoints => "completed_checkpoints",
+            Metric::SavepointEndToEndMs => "savepoint_end_to_end_ms",
             Metric::FailedCheckpoints => "failed_checkpoints",
             Metric::SwitchedToUnaligned => "switched_to_unaligned",
             Metric::UnalignedCheckpoints => "unaligned_checkpoints",
@@ -252,6 +257,7 @@ impl Metric {
             | Metric::MedianStartDelayMs
             | Metric::MedianSyncMs
             | Metric::MedianAsyncMs
+            | Metric::SavepointEndToEndMs
             | Metric::RewindMs => "ms",
             Metric::MedianPersistedBytes => "bytes",
             Metric::BackpressuredRatio | Metric::HardBackpressuredRatio | Metric::BusyRatio => {
@@ -365,6 +371,7 @@ impl Expectation {
             | Metric::MedianPersistedBytes
             | Metric::MedianChannelStateFiles => median(
                 &mut completed()
+                    .filter(|c| !c.is_savepoint)
                     .filter_map(|c| self.checkpoint_value(c))
                     .collect::<Vec<_>>(),
             ),
@@ -419,6 +426,10 @@ impl Expectation {
             Metric::HardBackpressuredRatio => operator().map(|o| o.hard_backpressured_ratio),
             Metric::BusyRatio => operator().map(|o| o.busy_ratio),
             Metric::Finished => Some(f64::from(u8::from(report.finished))),
+            Metric::SavepointEndToEndMs => completed()
+                .filter(|c| c.is_savepoint)
+                .filter_map(|c| c.end_to_end_ms)
+                .reduce(f64::max),
         }
     }
 

@@ -22,6 +22,7 @@ pub const NAMES: &[&str] = &[
     "topology-change",
     "serializer-change",
     "recovery-checkpoints",
+    "stop-with-savepoint",
     "large",
     "healthy",
 ];
@@ -44,6 +45,7 @@ pub fn preset_json(name: &str) -> Option<&'static str> {
         "topology-change" => include_str!("../../presets/topology-change.json"),
         "serializer-change" => include_str!("../../presets/serializer-change.json"),
         "recovery-checkpoints" => include_str!("../../presets/recovery-checkpoints.json"),
+        "stop-with-savepoint" => include_str!("../../presets/stop-with-savepoint.json"),
         "large" => include_str!("../../presets/large.json"),
         "healthy" => include_str!("../../presets/healthy.json"),
         _ => return None,

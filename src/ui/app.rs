@@ -734,6 +734,7 @@ impl App {
             "?" => Some(Command::ToggleHelp),
             "r" => Some(Command::Reset),
             "c" => Some(Command::Apply(Action::TriggerCheckpoint)),
+            "v" => Some(Command::Apply(Action::Savepoint)),
             "+" | "=" => Some(Command::SetSpeed(self.speed * 2.0)),
             "-" => Some(Command::SetSpeed(self.speed / 2.0)),
             "f" => self.selected_task.and_then(|t| {

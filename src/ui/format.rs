@@ -17,6 +17,11 @@ pub fn action(a: &Action) -> String {
         }
         Action::Fail { operator, subtask } => format!("subtask {operator}#{subtask} fails"),
         Action::TriggerCheckpoint => "a checkpoint is triggered".into(),
+        Action::Savepoint => "a savepoint is triggered".into(),
+        Action::StopWithSavepoint { drain: true } => {
+            "the job is stopped with a drained savepoint".into()
+        }
+        Action::StopWithSavepoint { drain: false } => "the job is stopped with a savepoint".into(),
         Action::SetConfig { key, value } => format!("{key} is set to {value}"),
         Action::SetPartitioner {
             from,

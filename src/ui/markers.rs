@@ -116,6 +116,9 @@ pub fn action_label(a: &Action) -> String {
         Action::SetRate { operator, rate } => format!("{operator}: rate {rate} records/s"),
         Action::Fail { operator, subtask } => format!("fail {operator}#{subtask}"),
         Action::TriggerCheckpoint => "trigger a checkpoint".into(),
+        Action::Savepoint => "savepoint".into(),
+        Action::StopWithSavepoint { drain: true } => "stop --drain".into(),
+        Action::StopWithSavepoint { drain: false } => "stop with savepoint".into(),
         Action::SetConfig { key, value } => format!("{key} = {value}"),
         Action::SetPartitioner {
             from,

@@ -3,7 +3,9 @@
 //!
 //! Contract: `data-testid="checkpoints"`. One `checkpoint-row` per checkpoint, newest
 //! first, with `data-id`, `data-status` (`completed`, `in_progress`, `failed`,
-//! `expired`, `aborted`), `data-unaligned="true|false"` and `data-persisted` (bytes);
+//! `expired`, `aborted`), `data-unaligned="true|false"`, `data-persisted` (bytes) and
+//! `data-checkpoint-type` (Flink's REST `checkpoint_type`: a savepoint row says
+//! `SAVEPOINT` / `SYNC_SAVEPOINT` and its type pill `savepoint (aligned)`);
 //! clicking a row selects it. `checkpoint-summary` gives min / avg / max over completed
 //! checkpoints. `checkpoint-detail` lists the selected (or else the newest)
 //! checkpoint's subtasks, and `checkpoint-timeline` draws for each subtask its phases
@@ -25,7 +27,7 @@ use super::panel::Panel;
 const COLUMNS: [(&str, &str); 12] = [
     ("ID", "Checkpoint id, increasing from 1"),
     ("Status", "in progress, completed, or failed / expired / aborted (with the reason)"),
-    ("Type", "Aligned or unaligned (Flink marks a checkpoint unaligned when it persisted in-flight data); 'aligned → unaligned' switched after the aligned-checkpoint timeout"),
+    ("Type", "Aligned or unaligned (Flink marks a checkpoint unaligned when it persisted in-flight data); 'aligned → unaligned' switched after the aligned-checkpoint timeout; savepoints are always aligned"),
     ("Acknowledged", "Subtasks that acknowledged / subtasks that must"),
     ("Trigger time", "Virtual time at which the coordinator triggered the checkpoint"),
     ("End to end", "From the trigger to the last acknowledgement"),
@@ -64,8 +66,21 @@ fn kind_label(c: &CheckpointReport, kinds: &[(u64, BarrierKind)]) -> &'static st
     }
 }
 
+/// A savepoint's label in the type column (Flink's web UI shows `Savepoint` /
+/// `Sync Savepoint` there; savepoints are always aligned).
+fn savepoint_label(c: &CheckpointReport) -> Option<&'static str> {
+    match c.checkpoint_type.as_str() {
+        "SAVEPOINT" => Some("savepoint (aligned)"),
+        "SYNC_SAVEPOINT" => Some("stop savepoint (aligned)"),
+        _ => None,
+    }
+}
+
 /// The CSS class of a checkpoint's type pill.
 fn kind_class(c: &CheckpointReport, kinds: &[(u64, BarrierKind)]) -> &'static str {
+    if c.is_savepoint {
+        return "type-savepoint";
+    }
     match kind_label(c, kinds) {
         "aligned → unaligned" => "type-switched",
         "unaligned" => "type-unaligned",
@@ -326,15 +341,17 @@ pub fn checkpoints_panel(props: &CheckpointsProps) -> Html {
                 cb.emit(Command::SelectCheckpoint(if selected { None } else { Some(id) }))
             })
         };
-        let kind = kind_label(c, &props.pending_kinds);
+        let kind = savepoint_label(c).unwrap_or_else(|| kind_label(c, &props.pending_kinds));
+        let kind_title = c.external_path.clone().unwrap_or_default();
         html! {
             <tr key={id} class={classes!("checkpoint-row", format!("status-{}", c.status), selected.then_some("selected"))}
                 data-testid="checkpoint-row" data-id={id.to_string()} data-status={c.status.clone()}
                 data-unaligned={c.unaligned.to_string()} data-persisted={c.persisted_inflight_bytes.to_string()}
+                data-checkpoint-type={c.checkpoint_type.clone()}
                 {onclick}>
                 <td class="num">{ id }</td>
                 <td><span class={classes!("status-pill", format!("pill-{}", c.status))} title={c.failure_reason.clone().unwrap_or_default()}>{ status_label(c) }</span></td>
-                <td><span class={classes!("type-pill", kind_class(c, &props.pending_kinds))} data-testid="checkpoint-type">{ kind }</span></td>
+                <td><span class={classes!("type-pill", kind_class(c, &props.pending_kinds))} data-testid="checkpoint-type" title={kind_title}>{ kind }</span></td>
                 <td>{ format!("{}/{}", c.acknowledged, c.total_subtasks) }</td>
                 <td>{ format::ms(c.trigger_ms) }</td>
                 <td>{ format::opt_ms(c.end_to_end_ms) }</td>

@@ -2,7 +2,7 @@
 //! the virtual clock and the scenario's "what to watch".
 //!
 //! Contract: emits [`Command`]s only. Buttons carry `data-testid`s `play`, `pause`,
-//! `step`, `reset`, `trigger-checkpoint`, `share`; the speed slider is `speed`
+//! `step`, `reset`, `trigger-checkpoint`, `trigger-savepoint`, `share`; the speed slider is `speed`
 //! (logarithmic, 0.1× to 1000× real time); "Pause at" is the text field `pause-at`
 //! (a virtual time in the link's syntax, `31s`, `1500ms`; empty for none), taken on
 //! change (Enter or leaving the field), refused with `aria-invalid` and the reason in
@@ -198,6 +198,13 @@ pub fn controls(props: &ControlsProps) -> Html {
                     onclick={cmd(Command::Apply(Action::TriggerCheckpoint))}>
                     { icon("M8 1.5l5.5 2.2v4c0 3.3-2.3 5.8-5.5 6.8-3.2-1-5.5-3.5-5.5-6.8v-4z") }
                     <span class="control-label">{ "Trigger checkpoint" }</span>
+                </button>
+                <button type="button" class="control" data-testid="trigger-savepoint"
+                    title="Take a savepoint now (flink savepoint; always aligned, whatever the checkpointing mode) (v)"
+                    disabled={props.done}
+                    onclick={cmd(Command::Apply(Action::Savepoint))}>
+                    { icon("M3 2.5h8l2 2v9H3z M5.5 2.5v4h5v-4 M5.5 10h5") }
+                    <span class="control-label">{ "Savepoint" }</span>
                 </button>
                 <div class="frame-stats" data-testid="frame-stats"
                     data-avg-ms={format!("{avg:.3}")}

@@ -11,7 +11,7 @@ use yew::prelude::*;
 use crate::ui::command::Command;
 
 /// The shortcuts, as (keys, what they do).
-pub const KEYS: [(&str, &str); 9] = [
+pub const KEYS: [(&str, &str); 10] = [
     ("Space", "play / pause"),
     ("→", "run the next engine event (single step)"),
     (
@@ -20,6 +20,7 @@ pub const KEYS: [(&str, &str); 9] = [
     ),
     ("r", "reset: start the scenario over"),
     ("c", "trigger a checkpoint now"),
+    ("v", "take a savepoint now (always aligned)"),
     ("f", "fail the selected subtask"),
     ("+ / −", "faster / slower"),
     (

@@ -8,7 +8,7 @@
 //! | component | `data-testid` |
 //! | --- | --- |
 //! | [`header::Header`] | `header`, `preset-select`, `share`, `share-note`, `help`, `export-json`, `copy-json`, `import-json` |
-//! | [`controls::Controls`] | `controls`; `play`, `pause`, `step`, `reset`, `speed`, `trigger-checkpoint`, `clock`, `frame-stats` |
+//! | [`controls::Controls`] | `controls`; `play`, `pause`, `step`, `reset`, `speed`, `trigger-checkpoint`, `trigger-savepoint`, `clock`, `frame-stats` |
 //! | [`job_graph::JobGraphPanel`] | `job-graph`; `subtask-<operator>-<index>` |
 //! | [`inspector::Inspector`] | `inspector`; `subtask-details`, `fail-subtask`, `cost-<op>`, `rate-<op>` |
 //! | [`settings::SettingsPanel`] | `settings`; `setting-<flink key>` |
