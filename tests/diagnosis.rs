@@ -248,3 +248,55 @@ fn the_pending_checkpoint_has_a_barrier_tree() {
     }
     assert!(tree.nodes.iter().any(|n| n.waits_for.contains("behind")));
 }
+
+fn slow_sink_job() -> Value {
+    job(
+        json!({"execution.checkpointing.interval": "2s"}),
+        json!([
+            {"id": "src", "kind": "source", "parallelism": 2, "rate": 2000, "record_size": 256, "keys": 64},
+            {"id": "count", "kind": "keyed_aggregate", "parallelism": 2, "cost": "50us"},
+            {"id": "out", "kind": "sink", "parallelism": 1, "cost": "2ms"}
+        ]),
+        json!([{"from": "src", "to": "count", "partitioner": "hash"},
+               {"from": "count", "to": "out", "partitioner": "rebalance"}]),
+        "30s",
+    )
+}
+
+#[test]
+fn remedies_are_measured_and_point_the_expected_way() {
+    use checkpoint_playground::scenario::remedies::measure;
+    let doc = parse_json(&slow_sink_job().to_string()).unwrap();
+    let x = measure(&doc).unwrap();
+    let base = x.base.median_end_to_end_ms.unwrap();
+    let fig = |name: &str| {
+        x.remedies
+            .iter()
+            .find(|m| m.remedy.name == name)
+            .unwrap_or_else(|| panic!("{name} measured; skipped {:?}", x.skipped))
+            .figures
+            .clone()
+    };
+    for m in &x.remedies {
+        println!(
+            "{:<45} median end-to-end {:>9.1} ms → {:>9.1} ms, persisted {:?} → {:?}, completed {} → {}",
+            m.remedy.label,
+            base,
+            m.figures.median_end_to_end_ms.unwrap_or(f64::NAN),
+            x.base.median_persisted_bytes,
+            m.figures.median_persisted_bytes,
+            x.base.completed,
+            m.figures.completed
+        );
+    }
+    println!("skipped: {:?}", x.skipped);
+    let uc = fig("unaligned");
+    assert!(
+        uc.median_end_to_end_ms.unwrap() < base / 5.0,
+        "{uc:?} vs {base}"
+    );
+    assert!(uc.median_persisted_bytes.unwrap() > 0);
+    assert!(fig("alignment_timeout").median_end_to_end_ms.unwrap() < base);
+    assert!(fig("fewer_buffers").median_end_to_end_ms.unwrap() < base);
+    assert!(fig("parallelism").median_end_to_end_ms.unwrap() < base);
+}
