@@ -40,6 +40,7 @@ USAGE:
                                                         run the scenario in a playground link
                                                         (a link ending in &t=31s stops there,
                                                         as the playground opens it)
+  checkpoint-playground remedies SCENARIO.json|--preset NAME [--json]   re-run with each remedy, figures side by side
   checkpoint-playground link SCENARIO.json|-            print the link fragment (#z2:...)
   checkpoint-playground link --preset NAME              ... of a preset
   checkpoint-playground plan SCENARIO.json|- [--json] [--set KEY=VALUE]
@@ -279,6 +280,39 @@ fn other_command(args: &[String]) -> Result<(), ScenarioError> {
             let mut out = std::io::stdout().lock();
             for name in scenario::preset_names() {
                 writeln!(out, "{name}").ok();
+            }
+            Ok(())
+        }
+        "remedies" => {
+            let opts = parse_run(rest)?;
+            let doc = load(&opts)?;
+            let x = scenario::remedies::measure(&doc).map_err(|e| fail("remedies", e))?;
+            if opts.json {
+                println!("{}", serde_json::to_string_pretty(&x).unwrap_or_default());
+                return Ok(());
+            }
+            let f = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.1} ms"));
+            let b = |v: Option<u64>| v.map_or("-".into(), |v| format!("{v} B"));
+            println!(
+                "{:<44} {:>12} {:>12} {:>10} {:>14}",
+                "run", "median e2e", "max e2e", "completed", "persisted"
+            );
+            let row = |name: &str, m: &scenario::compare::Figures| {
+                println!(
+                    "{:<44} {:>12} {:>12} {:>10} {:>14}",
+                    name,
+                    f(m.median_end_to_end_ms),
+                    f(m.max_end_to_end_ms),
+                    m.completed,
+                    b(m.median_persisted_bytes)
+                )
+            };
+            row("as is", &x.base);
+            for m in &x.remedies {
+                row(&m.remedy.label, &m.figures);
+            }
+            for (name, why) in &x.skipped {
+                println!("{name}: not run: {why}");
             }
             Ok(())
         }

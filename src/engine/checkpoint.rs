@@ -236,6 +236,7 @@ impl Engine {
             };
             let out = Barrier { kind, ..barrier };
             for c in self.partitions[p].channels.clone() {
+                self.trace_barrier_sent(id, c, kind == BarrierKind::Unaligned);
                 if kind == BarrierKind::Unaligned {
                     self.enqueue_priority_event(c, Event::Barrier(out));
                     output_captured += self.capture_output_behind_barrier(t, id, c);

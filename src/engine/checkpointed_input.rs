@@ -27,6 +27,7 @@ impl Engine {
 
     /// A barrier polled from channel `c` (or taken as a priority event).
     pub(crate) fn handler_barrier(&mut self, t: usize, c: usize, barrier: Barrier) {
+        self.barrier_trace.processed(barrier.id, c, self.now);
         if self.tasks[t].status == TaskStatus::Recovering {
             let acts = self.tasks[t].handler.skip_barrier(c, barrier);
             self.apply_handler_actions(t, acts);

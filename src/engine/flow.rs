@@ -372,6 +372,18 @@ impl Engine {
             return;
         };
         let t = self.channels[c].to_task;
+        if let Item::Event {
+            event: Event::Barrier(b),
+            priority,
+        } = &item
+        {
+            let ahead = if *priority {
+                0
+            } else {
+                self.channels[c].received_data
+            };
+            self.barrier_trace.arrived(b.id, c, self.now, ahead);
+        }
         match item {
             Item::Data(mut b) => {
                 let ch = &mut self.channels[c];

@@ -26,6 +26,7 @@ pub mod config;
 pub mod coordinator;
 mod coordinator_glue;
 pub mod debloat;
+pub mod diagnosis;
 mod flow;
 pub mod graph;
 mod invariants;

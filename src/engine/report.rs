@@ -26,6 +26,14 @@ pub struct Report {
     pub input_channels: Vec<SubtaskChannelsReport>,
     /// The latest stop-with-savepoint (`None`: the job was never stopped).
     pub stop_with_savepoint: Option<StopReport>,
+    /// Min / avg / max and p50 / p90 / p99 over the completed checkpoints (Flink's summary).
+    pub summary: super::diagnosis::summary::CheckpointSummary,
+    /// The bottleneck over the last 5 s, as Flink's docs find it (`src/engine/diagnosis/`).
+    pub bottleneck: super::diagnosis::Bottleneck,
+    /// Flink's task metrics per subtask, under Flink's names (`src/engine/diagnosis/metrics.rs`).
+    pub metrics: Vec<super::diagnosis::metrics::SubtaskMetrics>,
+    /// The newest pending checkpoint: where each barrier is and what it waits for.
+    pub pending_barriers: Option<super::diagnosis::live::BarrierTree>,
 }
 
 /// A subtask's input channels: `LocalInputChannel`s (producer in its TaskManager) and
@@ -83,6 +91,9 @@ pub struct CheckpointReport {
     pub channel_state_files: u32,
     pub failure_reason: Option<String>,
     pub subtasks: Vec<SubtaskCheckpointReport>,
+    /// Why it took its time: the critical path (`src/engine/diagnosis/critical_path.rs`).
+    /// Filled by the full report (`Engine::report`), `None` in the bare history rows.
+    pub diagnosis: Option<super::diagnosis::CheckpointDiagnosis>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]

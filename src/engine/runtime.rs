@@ -199,6 +199,8 @@ pub struct Engine {
     pub(crate) scenario_events: usize,
     /// Recorded actions already performed (a prefix of the recorded ones).
     pub(crate) recorded_done: usize,
+    /// Where each barrier was when (for the diagnosis only; never read by the run).
+    pub barrier_trace: super::diagnosis::trace::BarrierTrace,
 }
 
 impl Engine {
@@ -279,6 +281,7 @@ impl Engine {
             timeline,
             scenario_events: spec.events.len(),
             recorded_done: 0,
+            barrier_trace: Default::default(),
             spec,
         };
         engine.deploy();

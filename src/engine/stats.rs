@@ -80,6 +80,7 @@ pub fn checkpoint_report(engine: &Engine, s: &CheckpointStats) -> CheckpointRepo
         channel_state_files: s.channel_state_files,
         failure_reason: s.failure_reason.clone(),
         subtasks,
+        diagnosis: None,
     }
 }
 
@@ -88,8 +89,21 @@ pub fn build_report(engine: &Engine) -> Report {
         .coordinator
         .history
         .iter()
-        .map(|s| checkpoint_report(engine, s))
-        .collect();
+        .map(|s| {
+            let mut r = checkpoint_report(engine, s);
+            r.diagnosis = Some(super::diagnosis::critical_path::diagnose(engine, s, &r));
+            r
+        })
+        .collect::<Vec<_>>();
+    let summary = super::diagnosis::summary::checkpoint_summary(&checkpoints);
+    let metrics = super::diagnosis::metrics::subtask_metrics(engine);
+    let bottleneck = super::diagnosis::bottleneck::find(engine, &metrics);
+    let pending_barriers = engine
+        .coordinator
+        .pending
+        .iter()
+        .max()
+        .and_then(|&id| super::diagnosis::live::barrier_tree(engine, id));
     let sinks = engine
         .sink_operators()
         .into_iter()
@@ -208,5 +222,9 @@ pub fn build_report(engine: &Engine) -> Report {
                 failure,
             }
         }),
+        summary,
+        bottleneck,
+        metrics,
+        pending_barriers,
     }
 }

@@ -63,6 +63,7 @@ pub mod guide;
 pub mod link;
 pub mod moment;
 pub mod presets;
+pub mod remedies;
 
 pub use document::{
     ActionDoc, ConfigValue, Document, EdgeDoc, EventDoc, Kind, OperatorDoc, SizeValue,

@@ -64,6 +64,7 @@ use super::components::charts::ChartsPanel;
 use super::components::checkpoints::CheckpointsPanel;
 use super::components::compare_view::{CompareToggle, CompareView, RunView};
 use super::components::controls::Controls;
+use super::components::diagnosis::DiagnosisPanel;
 use super::components::editor::Editor;
 use super::components::event_log::EventLog;
 use super::components::guide::GuidePanel;
@@ -1024,6 +1025,7 @@ impl Component for App {
                     <CheckpointsPanel report={snaps.report.clone()} selected={self.selected_checkpoint}
                         pending_kinds={snaps.pending_kinds.clone()}
                         on_command={on_command.clone()} />
+                    <DiagnosisPanel report={snaps.report.clone()} />
                     <SinksRecoveryPanel report={snaps.report.clone()} />
                     <ChartsPanel charts={snaps.charts.clone()} report={snaps.report.clone()}
                         on_command={on_command.clone()} copy_note={self.chart_note.clone().map(AttrValue::from)} />

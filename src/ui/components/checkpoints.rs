@@ -6,7 +6,7 @@
 //! `expired`, `aborted`), `data-unaligned="true|false"`, `data-persisted` (bytes) and
 //! `data-checkpoint-type` (Flink's REST `checkpoint_type`: a savepoint row says
 //! `SAVEPOINT` / `SYNC_SAVEPOINT` and its type pill `savepoint (aligned)`);
-//! clicking a row selects it. `checkpoint-summary` gives min / avg / max over completed
+//! clicking a row selects it. `checkpoint-summary` gives min / avg / max and p50 / p90 / p99 over completed
 //! checkpoints. `checkpoint-detail` lists the selected (or else the newest)
 //! checkpoint's subtasks, and `checkpoint-timeline` draws for each subtask its phases
 //! as bars: start delay (trigger → first barrier), alignment (first barrier → sync
@@ -105,12 +105,8 @@ fn summary(report: &Report) -> Html {
     if done.is_empty() {
         return html! {};
     }
-    let stat = |vals: Vec<f64>| {
-        let min = vals.iter().copied().fold(f64::INFINITY, f64::min);
-        let max = vals.iter().copied().fold(0.0, f64::max);
-        let avg = vals.iter().sum::<f64>() / vals.len().max(1) as f64;
-        (min, avg, max)
-    };
+    // min / avg / max and Flink's p50 / p90 / p99 (`src/engine/diagnosis/summary.rs`).
+    let stat = |vals: Vec<f64>| crate::engine::diagnosis::summary::stat(&vals).unwrap_or_default();
     let e2e = stat(done.iter().filter_map(|c| c.end_to_end_ms).collect());
     let size = stat(done.iter().map(|c| c.checkpointed_bytes as f64).collect());
     let processed = stat(
@@ -124,14 +120,9 @@ fn summary(report: &Report) -> Html {
             .collect(),
     );
     let align = stat(done.iter().map(|c| c.alignment_ms).collect());
-    let t = |v: (f64, f64, f64)| (format::ms(v.0), format::ms(v.1), format::ms(v.2));
-    let b = |v: (f64, f64, f64)| {
-        (
-            format::bytes(v.0 as u64),
-            format::bytes(v.1 as u64),
-            format::bytes(v.2 as u64),
-        )
-    };
+    type S = crate::engine::diagnosis::summary::Stat;
+    let t = |v: S| [v.min, v.avg, v.max, v.p50, v.p90, v.p99].map(format::ms);
+    let b = |v: S| [v.min, v.avg, v.max, v.p50, v.p90, v.p99].map(|x| format::bytes(x as u64));
     let rows = [
         ("End to end", t(e2e)),
         ("Checkpointed size", b(size)),
@@ -157,10 +148,11 @@ fn summary(report: &Report) -> Html {
                 }
             </div>
             <table class="table summary-table">
-                <thead><tr><th>{ "over completed" }</th><th>{ "min" }</th><th>{ "avg" }</th><th>{ "max" }</th></tr></thead>
+                <thead><tr><th>{ "over completed" }</th><th>{ "min" }</th><th>{ "avg" }</th><th>{ "max" }</th>
+                    <th title="Percentiles as Flink's StatsSummary computes them">{ "p50" }</th><th>{ "p90" }</th><th>{ "p99" }</th></tr></thead>
                 <tbody>
-                    { for rows.into_iter().map(|(name, (a, b, c))| html! {
-                        <tr><td>{ name }</td><td>{ a }</td><td>{ b }</td><td>{ c }</td></tr>
+                    { for rows.into_iter().map(|(name, v)| html! {
+                        <tr><td>{ name }</td>{ for v.into_iter().map(|x| html! { <td>{ x }</td> }) }</tr>
                     }) }
                 </tbody>
             </table>

@@ -13,6 +13,7 @@
 //! | [`inspector::Inspector`] | `inspector`; `subtask-details`, `fail-subtask`, `cost-<op>`, `rate-<op>` |
 //! | [`settings::SettingsPanel`] | `settings`; `setting-<flink key>` |
 //! | [`checkpoints::CheckpointsPanel`] | `checkpoints`; `checkpoint-row`, `checkpoint-summary`, `checkpoint-detail`, `checkpoint-timeline` |
+//! | [`diagnosis::DiagnosisPanel`] | `diagnosis`; `diagnosis-strip`, `diagnosis-bar`, `diagnosis-follow`, `diagnosis-text`, `diagnosis-subtasks`, `diagnosis-sort`, `diagnosis-operators`, `diagnosis-bottleneck`, `diagnosis-metrics`, `diagnosis-tree` |
 //! | [`sinks_recovery::SinksRecoveryPanel`] | `sinks-recovery`; `sink-verdict`, `failure-row` |
 //! | [`charts::ChartsPanel`] | `charts`; `chart-throughput`, `chart-duration`, `chart-persisted`, `chart-inflight`; `chart-copy-svg-<name>`, `chart-copy-png-<name>`, `chart-copy-note` |
 //! | [`event_log::EventLog`] | `event-log`; `log-entry`, `log-filter` |
@@ -28,6 +29,7 @@ pub mod charts;
 pub mod checkpoints;
 pub mod compare_view;
 pub mod controls;
+pub mod diagnosis;
 pub mod editor;
 pub mod event_log;
 pub mod guide;

@@ -1,0 +1,219 @@
+//! Flink's task metrics per subtask, under Flink's names, computed as Flink's classes do
+//! from the engine's network and task state.
+//!
+//! Contract: [`subtask_metrics`] reads the engine (never changes it) and gives one
+//! [`SubtaskMetrics`] per subtask for a window of virtual time ending now:
+//! - `busyTimeMsPerSecond`, `backPressuredTimeMsPerSecond` (with its soft / hard split of
+//!   Flink 1.16+), `idleTimeMsPerSecond`: `TaskIOMetricGroup`'s `TimerGauge`s, which report
+//!   the milliseconds per second measured over the last `View.UPDATE_INTERVAL_SECONDS` (5 s);
+//!   here over the engine's 250 ms samples covering the last 5 s of virtual time. The
+//!   samples do not split backpressure into soft and hard, so the split applies the
+//!   subtask's whole-attempt hard share to the window's backpressure (a simplification).
+//! - `outPoolUsage`: `OutputBufferPoolUsageGauge.getValue` (Flink 1.15–2.x): used buffers of
+//!   every result partition's `LocalBufferPool` / their pool sizes (overdraft buffers count
+//!   as used, so it can pass 1 as `bestEffortGetNumOfUsedBuffers` does).
+//! - `inputExclusiveBuffersUsage`: `ExclusiveBuffersUsageGauge` — per remote input channel
+//!   the exclusive buffers holding data (`unsynchronizedGetExclusiveBuffersUsed`) over the
+//!   initial credit; `inputFloatingBuffersUsage`: `FloatingBuffersUsageGauge` — floating
+//!   buffers requested and holding data over the gate pool's floating buffers;
+//!   `inPoolUsage`: `CreditBasedInputBuffersUsageGauge` — both together over both totals.
+//!   Data buffers are counted against a channel's exclusive buffers first (Flink's
+//!   `BufferManager` hands out floating buffers only once the exclusive ones are in use).
+//! - `debloatedBufferSize`: the gate's debloater size (`SingleInputGate.getDebloatedBufferSize`
+//!   via `TaskIOMetricGroup`), the segment size when debloating is off;
+//!   `estimatedTimeToConsumeBuffersMs`: `BufferDebloater`'s estimate, the bytes queued for
+//!   the gate (`getBuffersInUseCount` × buffer size) over its measured throughput.
+//! - `numRecordsInPerSecond` / `numRecordsOutPerSecond`: `MeterView`s over the same window
+//!   in Flink; here over the attempt (the samples keep records per operator only).
+
+use super::super::runtime::Engine;
+use super::super::time::Micros;
+use serde::Serialize;
+
+/// Flink's `View.UPDATE_INTERVAL_SECONDS`: the window of the per-second gauges.
+pub const WINDOW: Micros = 5_000_000;
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[allow(non_snake_case)]
+pub struct SubtaskMetrics {
+    /// `operator#index`, as the report names subtasks.
+    pub subtask: String,
+    pub busyTimeMsPerSecond: f64,
+    pub backPressuredTimeMsPerSecond: f64,
+    pub softBackPressuredTimeMsPerSecond: f64,
+    pub hardBackPressuredTimeMsPerSecond: f64,
+    pub idleTimeMsPerSecond: f64,
+    pub outPoolUsage: f64,
+    pub inPoolUsage: f64,
+    pub inputExclusiveBuffersUsage: f64,
+    pub inputFloatingBuffersUsage: f64,
+    /// Bytes (the smallest over the subtask's gates); `None` without inputs.
+    pub debloatedBufferSize: Option<u32>,
+    pub estimatedTimeToConsumeBuffersMs: Option<f64>,
+    pub numRecordsInPerSecond: f64,
+    pub numRecordsOutPerSecond: f64,
+    /// The network-tuning guide's reading of the two pool usages.
+    pub pool_reading: String,
+}
+
+fn round(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
+
+/// Busy, backpressured and idle micros of task `t` within [from, now] from the samples
+/// (and the live counters at `now`).
+pub fn window_activity(engine: &Engine, t: usize, from: Micros) -> (f64, f64, f64) {
+    let task = &engine.tasks[t];
+    let (b, s, h, i) = task.activity_until(engine.now);
+    // The newest sample at or before `from` (samples are in time order).
+    let n = engine.samples.partition_point(|x| x.at <= from);
+    let base = n
+        .checked_sub(1)
+        .and_then(|i| engine.samples[i].activity.get(t).copied())
+        .unwrap_or((0, 0, 0));
+    let busy = b.saturating_sub(base.0) as f64;
+    let bp = (s + h).saturating_sub(base.1) as f64;
+    let idle = i.saturating_sub(base.2) as f64;
+    (busy, bp, idle)
+}
+
+/// Shares of busy, backpressured (soft, hard) and idle time of task `t` in [from, now].
+pub fn window_shares(engine: &Engine, t: usize, from: Micros) -> Shares {
+    let (busy, bp, idle) = window_activity(engine, t, from);
+    let total = (busy + bp + idle).max(1.0);
+    let (_, s, h, _) = engine.tasks[t].activity_until(engine.now);
+    let hard_share = if s + h == 0 {
+        0.0
+    } else {
+        h as f64 / (s + h) as f64
+    };
+    Shares {
+        busy: busy / total,
+        backpressured: bp / total,
+        hard: bp / total * hard_share,
+        idle: idle / total,
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Shares {
+    pub busy: f64,
+    pub backpressured: f64,
+    pub hard: f64,
+    pub idle: f64,
+}
+
+/// The network-tuning guide's table for `inPoolUsage` × `outPoolUsage` (Flink docs,
+/// "Monitoring back pressure" / "Network memory tuning", and the Flink Network Stack Vol. 2
+/// post), with its floating / exclusive refinement.
+pub fn pool_reading(
+    in_pool: f64,
+    out_pool: f64,
+    exclusive: f64,
+    floating: f64,
+    has_inputs: bool,
+) -> String {
+    const HIGH: f64 = 0.9;
+    let out_high = out_pool >= HIGH;
+    let in_high = has_inputs && in_pool >= HIGH;
+    let mut s = match (out_high, in_high) {
+        (false, false) => "outPool low, inPool low: OK, no backpressure here".to_string(),
+        (true, false) => "outPool full, inPool low: backpressured by its downstream (the upstream not (yet) backpressured by this one)".to_string(),
+        (false, true) => "outPool low, inPool full: the input piles up while the output drains: if the upstream outPools are full too, this subtask is the source of backpressure".to_string(),
+        (true, true) => "outPool full and inPool full: backpressured by its downstream and backpressuring its upstream: the cause is further downstream".to_string(),
+    };
+    if has_inputs && floating >= HIGH {
+        if exclusive >= HIGH {
+            s.push_str(
+                "; floating and exclusive buffers full: all input channels are backpressured",
+            );
+        } else {
+            s.push_str("; floating buffers full, exclusive not: some channels are backpressured (data skew?)");
+        }
+    }
+    s
+}
+
+pub fn subtask_metrics(engine: &Engine) -> Vec<SubtaskMetrics> {
+    let from = engine.now.saturating_sub(WINDOW);
+    let seg = engine.config.segment_size;
+    engine
+        .tasks
+        .iter()
+        .enumerate()
+        .map(|(t, task)| {
+            let sh = window_shares(engine, t, from);
+            let (mut used, mut size) = (0u32, 0u32);
+            for &p in &task.partitions {
+                used += engine.partitions[p].used;
+                size += engine.partitions[p].pool_size;
+            }
+            let out_pool = if size == 0 {
+                0.0
+            } else {
+                used as f64 / size as f64
+            };
+            let (mut ex_used, mut ex_total, mut fl_used, mut fl_total) = (0u32, 0u32, 0u32, 0u32);
+            let mut debloated: Option<u32> = None;
+            let mut estimate: Option<f64> = None;
+            for &g in &task.gates {
+                let gate = &engine.gates[g];
+                fl_total += gate.floating_total;
+                let mut in_use = 0u32;
+                for &c in &gate.channels {
+                    let ch = &engine.channels[c];
+                    let holding = ch.in_flight_data + ch.received_data;
+                    let ex = holding.min(ch.exclusive);
+                    ex_used += ex;
+                    ex_total += ch.exclusive;
+                    fl_used += (holding - ex).min(ch.floating);
+                    in_use += ch.received.iter().filter(|i| i.is_data()).count() as u32
+                        + ch.sender_backlog;
+                }
+                let size = if engine.config.debloat_enabled && gate.debloat_size > 0 {
+                    gate.debloat_size
+                } else {
+                    seg
+                };
+                debloated = Some(debloated.map_or(size, |d| d.min(size)));
+                // Throughput: bytes per second of non-idle time over the attempt.
+                let (b, s, h, _) = task.activity_until(engine.now);
+                let active = (b + s + h).max(1) as f64 / 1e6;
+                let throughput = task.metrics.bytes_in as f64 / active;
+                if throughput > 0.0 {
+                    let ms = in_use as f64 * size as f64 / throughput * 1e3;
+                    estimate = Some(estimate.map_or(ms, |e: f64| e.max(ms)));
+                }
+            }
+            let ratio = |u: u32, t: u32| if t == 0 { 0.0 } else { u as f64 / t as f64 };
+            let exclusive = ratio(ex_used, ex_total);
+            let floating = ratio(fl_used, fl_total);
+            let in_pool = ratio(ex_used + fl_used, ex_total + fl_total);
+            let (b, s, h, i) = task.activity_until(engine.now);
+            let alive_s = ((b + s + h + i).max(1)) as f64 / 1e6;
+            SubtaskMetrics {
+                subtask: task.name.clone(),
+                busyTimeMsPerSecond: round(sh.busy * 1e3),
+                backPressuredTimeMsPerSecond: round(sh.backpressured * 1e3),
+                softBackPressuredTimeMsPerSecond: round((sh.backpressured - sh.hard) * 1e3),
+                hardBackPressuredTimeMsPerSecond: round(sh.hard * 1e3),
+                idleTimeMsPerSecond: round(sh.idle * 1e3),
+                outPoolUsage: round(out_pool),
+                inPoolUsage: round(in_pool),
+                inputExclusiveBuffersUsage: round(exclusive),
+                inputFloatingBuffersUsage: round(floating),
+                debloatedBufferSize: debloated,
+                estimatedTimeToConsumeBuffersMs: estimate.map(round),
+                numRecordsInPerSecond: round(task.metrics.records_in as f64 / alive_s),
+                numRecordsOutPerSecond: round(task.metrics.records_out as f64 / alive_s),
+                pool_reading: pool_reading(
+                    in_pool,
+                    out_pool,
+                    exclusive,
+                    floating,
+                    !task.gates.is_empty(),
+                ),
+            }
+        })
+        .collect()
+}

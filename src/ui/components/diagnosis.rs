@@ -1,0 +1,225 @@
+//! The diagnosis panel: "why is this checkpoint slow?" answered at a glance.
+//!
+//! Contract: `data-testid="diagnosis"`. Renders what the report's diagnosis holds
+//! (`src/engine/diagnosis/`, computed by the engine, never here): a strip of recent
+//! checkpoints (`diagnosis-strip`, one `diagnosis-bar` each with `data-id`, height = end to
+//! end, colour = kind and status; click pins one, `diagnosis-follow` follows the newest
+//! again), the picked checkpoint's critical path (`diagnosis-text`, with `data-phase` and
+//! `data-ending`), its subtasks sortable by duration (`diagnosis-subtasks`, stragglers
+//! marked `data-straggler="true"`), its operator rollup (`diagnosis-operators`), the
+//! bottleneck (`diagnosis-bottleneck`) with Flink's metrics per subtask
+//! (`diagnosis-metrics`), and for a pending checkpoint the barrier tree
+//! (`diagnosis-tree`). The only state is the pin and the sort order.
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::engine::report::{CheckpointReport, Report};
+use crate::ui::format;
+
+use super::panel::Panel;
+
+#[derive(Properties, PartialEq)]
+pub struct DiagnosisProps {
+    pub report: Rc<Report>,
+}
+
+const STRIP: usize = 30;
+
+fn bar_class(c: &CheckpointReport) -> &'static str {
+    match (&*c.status, c.unaligned || c.timed_out_to_unaligned) {
+        ("completed", true) => "diag-bar unaligned",
+        ("completed", false) => "diag-bar aligned",
+        ("in_progress", _) => "diag-bar pending",
+        _ => "diag-bar failed",
+    }
+}
+
+#[function_component(DiagnosisPanel)]
+pub fn diagnosis_panel(props: &DiagnosisProps) -> Html {
+    let pinned = use_state(|| None::<u64>);
+    let by_duration = use_state(|| true);
+    let report = &props.report;
+    let recent: Vec<&CheckpointReport> = report
+        .checkpoints
+        .iter()
+        .rev()
+        .take(STRIP)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    let picked = pinned
+        .and_then(|id| report.checkpoints.iter().find(|c| c.id == id))
+        .or_else(|| report.checkpoints.last());
+    let now_ms = report.virtual_time_ms as f64;
+    let dur_of = |c: &CheckpointReport| c.end_to_end_ms.unwrap_or((now_ms - c.trigger_ms).max(0.0));
+    let longest = recent.iter().map(|c| dur_of(c)).fold(1.0, f64::max);
+    let follow = {
+        let pinned = pinned.clone();
+        Callback::from(move |_| pinned.set(None))
+    };
+    let actions = html! {
+        <button class="btn" data-testid="diagnosis-follow" disabled={pinned.is_none()} onclick={follow}
+            title="Show the newest checkpoint as it comes">{ "Follow newest" }</button>
+    };
+    let strip = html! {
+        <div class="diag-strip" data-testid="diagnosis-strip" role="list" aria-label="Recent checkpoints: height is the end-to-end duration">
+            { for recent.iter().map(|c| {
+                let id = c.id;
+                let pinned = pinned.clone();
+                let h = (dur_of(c) / longest * 100.0).max(4.0);
+                let selected = picked.is_some_and(|p| p.id == id);
+                let title = format!("checkpoint {id}: {} · {}", c.status.replace('_', " "), format::ms(dur_of(c)));
+                html! {
+                    <button role="listitem" class={classes!(bar_class(c), selected.then_some("selected"))}
+                        data-testid="diagnosis-bar" data-id={id.to_string()} title={title}
+                        style={format!("height:{h:.0}%")}
+                        onclick={Callback::from(move |_| pinned.set(Some(id)))}></button>
+                }
+            }) }
+        </div>
+    };
+    let body = match picked {
+        None => html! { <p class="muted">{ "No checkpoint yet." }</p> },
+        Some(c) => checkpoint_view(c, *by_duration, {
+            let by_duration = by_duration.clone();
+            Callback::from(move |_| by_duration.set(!*by_duration))
+        }),
+    };
+    let b = &report.bottleneck;
+    html! {
+        <Panel id="diagnosis" title="Why is this checkpoint slow?" testid="diagnosis" class="area-diagnosis"
+            description="The critical path of a checkpoint, the bottleneck as Flink's docs find it, and Flink's task metrics per subtask"
+            actions={actions}>
+            { strip }
+            { body }
+            <h3 class="diag-h">{ "Bottleneck (last 5 s)" }</h3>
+            <p data-testid="diagnosis-bottleneck" data-subtask={b.subtask.clone().unwrap_or_default()}>{ b.text.clone() }</p>
+            { metrics_table(report) }
+            if let Some(tree) = &report.pending_barriers {
+                <h3 class="diag-h">{ format!("Checkpoint {} in progress: where each barrier is", tree.checkpoint) }</h3>
+                <ul class="diag-tree" data-testid="diagnosis-tree">
+                    { for tree.nodes.iter().map(|n| html! {
+                        <li style={format!("padding-left:{}em", n.depth as f64 * 1.2)} data-state={n.state.clone()}>
+                            <b>{ n.name.clone() }</b>{ format!(" [{}] ", n.state) }<span class="muted">{ n.waits_for.clone() }</span>
+                        </li>
+                    }) }
+                </ul>
+            }
+        </Panel>
+    }
+}
+
+fn checkpoint_view(c: &CheckpointReport, by_duration: bool, on_sort: Callback<MouseEvent>) -> Html {
+    let Some(d) = &c.diagnosis else {
+        return html! {};
+    };
+    let p = &d.phases;
+    let mut subtasks: Vec<_> = c.subtasks.iter().collect();
+    if by_duration {
+        subtasks.sort_by(|a, b| {
+            b.end_to_end_ms
+                .unwrap_or(f64::INFINITY)
+                .total_cmp(&a.end_to_end_ms.unwrap_or(f64::INFINITY))
+        });
+    }
+    let longest = subtasks
+        .iter()
+        .filter_map(|s| s.end_to_end_ms)
+        .fold(1.0, f64::max);
+    html! {
+        <div class="diag-checkpoint">
+            <p class="diag-text" data-testid="diagnosis-text" data-phase={d.phase.clone()}
+                data-ending={d.ending_subtask.clone().unwrap_or_default()}>{ d.text.clone() }</p>
+            <p class="muted">{ format!(
+                "phases of {}: start delay {} · alignment {} · sync {} · async {} · coordinator {}",
+                d.ending_subtask.clone().unwrap_or_default(),
+                format::ms(p.start_delay_ms), format::ms(p.alignment_ms), format::ms(p.sync_ms),
+                format::ms(p.async_ms), format::ms(p.coordinator_ms)) }
+                if let Some(t) = d.straggler_threshold_ms {
+                    { format!(" · stragglers: end-to-end ≥ max(p95, 1.5 × median) = {}", format::ms(t)) }
+                }
+            </p>
+            <table class="table diag-subtasks" data-testid="diagnosis-subtasks">
+                <thead><tr>
+                    <th>{ "subtask" }</th>
+                    <th><button class="btn-link" data-testid="diagnosis-sort" onclick={on_sort}
+                        title="Sort by end-to-end duration or keep the subtask order">
+                        { if by_duration { "end to end ▼" } else { "end to end" } }</button></th>
+                    <th>{ "start delay" }</th><th>{ "alignment" }</th><th>{ "sync" }</th><th>{ "async" }</th><th>{ "" }</th>
+                </tr></thead>
+                <tbody>
+                    { for subtasks.iter().map(|s| {
+                        let name = format!("{}#{}", s.operator, s.subtask);
+                        let straggler = d.stragglers.contains(&name);
+                        let w = s.end_to_end_ms.map_or(0.0, |e| e / longest * 100.0);
+                        html! {
+                            <tr data-straggler={straggler.to_string()} class={classes!(straggler.then_some("straggler"))}>
+                                <td>{ name }{ if straggler { " ⚑" } else { "" } }</td>
+                                <td>{ format::opt_ms(s.end_to_end_ms) }</td>
+                                <td>{ format::ms(s.start_delay_ms) }</td>
+                                <td>{ format::ms(s.alignment_ms) }</td>
+                                <td>{ format::ms(s.sync_ms) }</td>
+                                <td>{ format::ms(s.async_ms) }</td>
+                                <td class="diag-barcell"><span class="diag-hbar" style={format!("width:{w:.0}%")}></span></td>
+                            </tr>
+                        }
+                    }) }
+                </tbody>
+            </table>
+            <table class="table diag-operators" data-testid="diagnosis-operators">
+                <thead><tr><th>{ "operator" }</th><th>{ "acknowledged" }</th><th>{ "end to end" }</th>
+                    <th>{ "checkpointed" }</th><th>{ "persisted in-flight" }</th><th>{ "start delay" }</th><th>{ "alignment" }</th><th>{ "async" }</th></tr></thead>
+                <tbody>
+                    { for d.operators.iter().map(|o| html! {
+                        <tr><td>{ o.operator.clone() }</td><td>{ format!("{}/{}", o.acknowledged, o.subtasks) }</td>
+                            <td>{ format::opt_ms(o.end_to_end_ms) }</td><td>{ format::bytes(o.checkpointed_bytes) }</td>
+                            <td>{ format::bytes(o.persisted_inflight_bytes) }</td><td>{ format::ms(o.start_delay_ms) }</td>
+                            <td>{ format::ms(o.alignment_ms) }</td><td>{ format::ms(o.async_ms) }</td></tr>
+                    }) }
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
+fn metrics_table(report: &Report) -> Html {
+    html! {
+        <div class="diag-scroll">
+        <table class="table diag-metrics" data-testid="diagnosis-metrics">
+            <thead><tr>
+                <th>{ "subtask" }</th>
+                <th title="busyTimeMsPerSecond">{ "busy" }</th>
+                <th title="backPressuredTimeMsPerSecond (soft / hard)">{ "backpressured (soft/hard)" }</th>
+                <th title="idleTimeMsPerSecond">{ "idle" }</th>
+                <th title="outPoolUsage">{ "outPool" }</th>
+                <th title="inPoolUsage">{ "inPool" }</th>
+                <th title="inputExclusiveBuffersUsage / inputFloatingBuffersUsage">{ "excl / float" }</th>
+                <th title="debloatedBufferSize">{ "buffer size" }</th>
+                <th title="estimatedTimeToConsumeBuffersMs">{ "time to consume" }</th>
+                <th title="numRecordsInPerSecond / numRecordsOutPerSecond">{ "records in/out /s" }</th>
+                <th>{ "reading (network tuning guide)" }</th>
+            </tr></thead>
+            <tbody>
+                { for report.metrics.iter().map(|m| html! {
+                    <tr data-subtask={m.subtask.clone()}>
+                        <td>{ m.subtask.clone() }</td>
+                        <td>{ format!("{:.0}", m.busyTimeMsPerSecond) }</td>
+                        <td>{ format!("{:.0} ({:.0}/{:.0})", m.backPressuredTimeMsPerSecond, m.softBackPressuredTimeMsPerSecond, m.hardBackPressuredTimeMsPerSecond) }</td>
+                        <td>{ format!("{:.0}", m.idleTimeMsPerSecond) }</td>
+                        <td>{ format!("{:.2}", m.outPoolUsage) }</td>
+                        <td>{ format!("{:.2}", m.inPoolUsage) }</td>
+                        <td>{ format!("{:.2} / {:.2}", m.inputExclusiveBuffersUsage, m.inputFloatingBuffersUsage) }</td>
+                        <td>{ m.debloatedBufferSize.map(|b| format::bytes(b as u64)).unwrap_or_else(|| "–".into()) }</td>
+                        <td>{ format::opt_ms(m.estimatedTimeToConsumeBuffersMs) }</td>
+                        <td>{ format!("{:.0} / {:.0}", m.numRecordsInPerSecond, m.numRecordsOutPerSecond) }</td>
+                        <td class="muted">{ m.pool_reading.clone() }</td>
+                    </tr>
+                }) }
+            </tbody>
+        </table>
+        </div>
+    }
+}
