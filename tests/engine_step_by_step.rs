@@ -92,3 +92,47 @@ fn the_step_stops_at_the_limit_or_the_end() {
         .run_to_next_log(LogKind::CHECKPOINT_STEPS, 10_000_000)
         .is_empty());
 }
+
+/// The playground's checkpoint step stops inside the synchronous phase and where the
+/// asynchronous one begins: the view says `sync` while a snapshot holds the task thread
+/// (`Engine::sync_phases`), `async…` from its end on; reading it changes nothing.
+#[test]
+fn the_sync_phase_is_visible_and_ends_where_the_async_phase_begins() {
+    let spec = to_spec(&preset("two-phases").unwrap()).unwrap();
+    let mut e = Engine::new(spec.clone()).unwrap();
+    let mut stops = 0;
+    while stops < 3 {
+        let step = e.run_to_next_log(LogKind::CHECKPOINT_STEPS, 30_000_000);
+        assert!(!step.is_empty(), "a checkpoint step within 30s");
+        let (running, end) = e.sync_phases();
+        if running.is_empty() {
+            continue;
+        }
+        stops += 1;
+        let end = end.expect("a running sync phase ends");
+        assert!(end > e.now, "the stop is inside the sync phase");
+        let views = e.task_views();
+        for &(t, id) in &running {
+            assert_eq!(views[t].checkpoint, Some((id, "sync")), "{}", views[t].name);
+        }
+        e.run_until_logged(end, LogKind::CHECKPOINT_STEPS);
+        assert_eq!(e.now, end);
+        let views = e.task_views();
+        for &(t, id) in &running {
+            let phase = views[t]
+                .checkpoint
+                .filter(|(i, _)| *i == id)
+                .map(|(_, p)| p);
+            assert!(
+                phase.is_none_or(|p| p.starts_with("async")),
+                "{}: {phase:?} after the sync phase",
+                views[t].name
+            );
+        }
+        assert!(e.sync_phases().0.iter().all(|r| !running.contains(r)));
+    }
+    e.run_until(spec.duration);
+    let mut straight = Engine::new(spec.clone()).unwrap();
+    straight.run_until(spec.duration);
+    assert_eq!(e.event_hash(), straight.event_hash());
+}

@@ -59,6 +59,20 @@ pub struct SubtaskCheckpoint {
 }
 
 impl SubtaskCheckpoint {
+    /// The phase at virtual time `now`, for the job view: `sync` while the synchronous
+    /// part of the snapshot holds the task thread (`sync_start <= now < sync_end`, Flink's
+    /// `SubtaskCheckpointCoordinatorImpl.checkpointState` → `takeSnapshotSync`), then the
+    /// asynchronous part (`AsyncCheckpointRunnable`, started by `finishAndReportAsync`)
+    /// until the acknowledgement. View data only: nothing in the run reads it.
+    pub fn phase_at(&self, now: Micros) -> &'static str {
+        match (self.sync_start, self.sync_end) {
+            (Some(start), Some(end)) if self.acked_at.is_none() && start <= now && now < end => {
+                "sync"
+            }
+            _ => self.phase(),
+        }
+    }
+
     pub fn phase(&self) -> &'static str {
         if self.acked_at.is_some() {
             "acknowledged"

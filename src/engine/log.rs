@@ -102,6 +102,22 @@ impl super::runtime::Engine {
     /// `limit` of virtual time; returns the matching entries of that one event (empty
     /// when the limit or the end of the run came first). "Next checkpoint step" in the
     /// playground: the run stops right after the step, so the job view shows its effect.
+    /// Runs to virtual time `t` ([`Engine::run_until`]) and returns the log entries of
+    /// `kinds` it wrote on the way (the checkpoint step's "async phase begins" stop).
+    pub fn run_until_logged(&mut self, t: Micros, kinds: &[LogKind]) -> Vec<LogEntry> {
+        let seen = self.log.total;
+        self.run_until(t);
+        let new = (self.log.total - seen) as usize;
+        let skip = self.log.entries.len().saturating_sub(new);
+        self.log
+            .entries
+            .iter()
+            .skip(skip)
+            .filter(|e| kinds.contains(&e.kind))
+            .cloned()
+            .collect()
+    }
+
     pub fn run_to_next_log(&mut self, kinds: &[LogKind], limit: Micros) -> Vec<LogEntry> {
         let deadline = self.now.saturating_add(limit);
         let mut seen = self.log.total;

@@ -168,6 +168,25 @@ impl Engine {
         (busy / total, bp / total, idle / total)
     }
 
+    /// The synchronous snapshot phases running at `now` (task, checkpoint id), and when the
+    /// first of them ends, i.e. when its asynchronous phase begins (`sync_end`). For the
+    /// playground's checkpoint step, which stops once at the sync phase and once where the
+    /// async phase begins; reading it changes nothing.
+    pub fn sync_phases(&self) -> (Vec<(usize, u64)>, Option<Micros>) {
+        let mut running = Vec::new();
+        let mut first_end: Option<Micros> = None;
+        for t in &self.tasks {
+            for (id, c) in &t.checkpoints {
+                if c.phase_at(self.now) == "sync" {
+                    running.push((t.id, *id));
+                    let end = c.sync_end.unwrap_or(self.now);
+                    first_end = Some(first_end.map_or(end, |e| e.min(end)));
+                }
+            }
+        }
+        (running, first_end)
+    }
+
     pub fn task_views(&self) -> Vec<TaskView> {
         self.tasks
             .iter()
@@ -202,7 +221,7 @@ impl Engine {
                         .iter()
                         .next_back()
                         .filter(|(_, c)| c.acked_at.is_none())
-                        .map(|(id, c)| (*id, c.phase())),
+                        .map(|(id, c)| (*id, c.phase_at(self.now))),
                     records_in: t.metrics.records_in,
                     records_out: t.metrics.records_out,
                     output_pool: (used, size),

@@ -30,7 +30,15 @@
 //!   run with one of the edited document (t = 0, preset label only if it still matches
 //!   one) and writes its link into `location.hash` as LoadPreset does.
 //! - Keyboard: Space play/pause, → step, ? help, Esc closes help, r reset,
-//!   n next checkpoint step, c trigger a checkpoint, f fail the selected subtask, + / − speed.
+//!   n next checkpoint step, c trigger a checkpoint, f fail the selected subtask, + / − speed,
+//!   p presentation mode (Esc leaves it).
+//! - Presentation mode (`Command::TogglePresentation`, the job view's `presentation-toggle`
+//!   button or p): `data-presentation="true"` on the root; the page asks for full screen
+//!   (best effort: a refusal is ignored) and the stylesheet shows the controls, the job
+//!   view and the timeline alone, the job view scaled to the screen, in high contrast.
+//! - Layout (www/static/style.css): on a screen wider than 1000 px the job view is on the
+//!   first screen, the guide beside it (scrolling within the job view's height), the
+//!   checkpoint table across the full width below the timeline.
 //! - The `run_to` property runs the engine to a virtual time right after loading,
 //!   without animation frames (browser tests that mount the app with a document).
 //! - Export JSON downloads the run (recorded actions included) as a scenario file,
@@ -164,6 +172,8 @@ pub struct App {
     interval_stats: FrameStats,
     /// The viewer's colour theme: `None` follows the system, else `dark` / `light`.
     theme: Option<&'static str>,
+    /// Presentation mode (full screen, the job view alone, larger marks, high contrast).
+    presentation: bool,
 }
 
 /// Seeks that replay more virtual time than this show "computing" first.
@@ -520,6 +530,10 @@ impl App {
                 });
                 self.apply_theme();
             }
+            Command::TogglePresentation => {
+                self.presentation = !self.presentation;
+                fullscreen(self.presentation);
+            }
             Command::Compare(choice) => self.set_compare(choice),
             Command::DismissBanner => self.banner = None,
             Command::ExportJson => self.export_json(),
@@ -706,6 +720,10 @@ impl App {
             let was = self.help || self.import_open;
             self.help = false;
             self.import_open = false;
+            if !was && self.presentation {
+                self.run_command(ctx, Command::TogglePresentation);
+                return true;
+            }
             return was;
         }
         if in_field || e.default_prevented() {
@@ -733,6 +751,7 @@ impl App {
             "ArrowRight" => Some(Command::Step),
             "n" => Some(Command::CheckpointStep),
             "?" => Some(Command::ToggleHelp),
+            "p" => Some(Command::TogglePresentation),
             "r" => Some(Command::Reset),
             "c" => Some(Command::Apply(Action::TriggerCheckpoint)),
             "v" => Some(Command::Apply(Action::Savepoint)),
@@ -836,6 +855,7 @@ impl Component for App {
             hashchange: None,
             interval_stats: FrameStats::default(),
             theme: super::theme::stored(),
+            presentation: false,
         }
     }
 
@@ -985,7 +1005,7 @@ impl Component for App {
         self.page(
             None,
             html! {
-                <main class="layout">
+                <main class={classes!("layout", self.sim.guide.is_none().then_some("no-guide"))}>
                     <Controls on_command={on_command.clone()}
                         playing={self.playing}
                         now={self.sim.now()}
@@ -1010,7 +1030,9 @@ impl Component for App {
                             done={self.sim.is_done()} on_command={on_command.clone()} />
                     }
                     <JobGraphPanel layout={snaps.layout.clone()} live={snaps.live.clone()}
-                        theme={AttrValue::from(self.theme.unwrap_or_else(super::theme::system))}
+                        theme={AttrValue::from(format!("{}{}", self.theme.unwrap_or_else(super::theme::system), if self.presentation { "+presentation" } else { "" }))}
+                        presentation={Some(self.presentation)}
+                        on_command={Some(on_command.clone())}
                         selected={self.selected_task} on_select={self.on_select.clone()} />
                     <Timeline marks={snaps.timeline.clone()} now={self.sim.now()}
                         furthest={self.sim.furthest} target={self.pending_seek}
@@ -1049,6 +1071,7 @@ impl App {
         html! {
             <div class="app" data-testid="app" data-playing={self.playing.to_string()}
                 data-compare={compare.is_some().then_some("true")}
+                data-presentation={self.presentation.then_some("true")}
                 data-now-us={self.now().to_string()} data-run={self.run_state()}
                 data-job-status={job_status(self.status())}
                 data-pause-at-us={self.pause_at.map(|t| t.to_string()).unwrap_or_default()}>
@@ -1105,6 +1128,41 @@ impl App {
 /// Comparison mode (`Command::Compare`, links with a `compare` field): the app drives a
 /// [`Compare`] instead of its single `sim`, which stays as it was for when the user
 /// goes back.
+/// Asks the browser to show the page full screen (`on`) or to leave full screen. Best
+/// effort: a browser that refuses (no user gesture, an iframe, headless) leaves the page
+/// as it is, and the refusal is caught so that it is no error on the console.
+fn fullscreen(on: bool) {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let (target, method): (JsValue, &str) = if on {
+        match document.document_element() {
+            Some(root) => (root.into(), "requestFullscreen"),
+            None => return,
+        }
+    } else {
+        let current = js_sys::Reflect::get(&document, &"fullscreenElement".into())
+            .ok()
+            .filter(|v| !v.is_null() && !v.is_undefined());
+        if current.is_none() {
+            return;
+        }
+        (document.into(), "exitFullscreen")
+    };
+    let Ok(f) = js_sys::Reflect::get(&target, &method.into())
+        .and_then(|f| f.dyn_into::<js_sys::Function>())
+    else {
+        return;
+    };
+    if let Ok(p) = f.call0(&target) {
+        if let Ok(promise) = p.dyn_into::<js_sys::Promise>() {
+            wasm_bindgen_futures::spawn_local(async move {
+                let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+            });
+        }
+    }
+}
+
 /// `data-job-status`: the engine's job status in lower case.
 fn job_status(s: JobStatus) -> &'static str {
     match s {

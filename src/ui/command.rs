@@ -35,6 +35,9 @@ pub enum Command {
     ToggleHelp,
     /// Switch the colour theme between dark and light (the viewer's, not the scenario's).
     ToggleTheme,
+    /// Presentation mode on / off: the job view alone, full screen, larger marks, high
+    /// contrast (the viewer's, not the scenario's).
+    TogglePresentation,
     DismissBanner,
     /// Download the run (recorded actions included) as a scenario JSON file.
     ExportJson,

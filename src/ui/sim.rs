@@ -334,16 +334,61 @@ impl Sim {
 
     /// Runs to the next checkpoint step (at most [`CHECKPOINT_STEP_LIMIT`] ahead) and
     /// returns what the log says about it, `"12.345s  text"` per entry.
+    ///
+    /// The two phases are steps of their own: a step that ends with a subtask inside its
+    /// synchronous snapshot (`Engine::sync_phases`) stops there, with a first line saying
+    /// so (the job view shows the subtask's `sync` badge); the next step runs to the end
+    /// of that snapshot, where the asynchronous phase begins, and says so, together with
+    /// whatever the log says at that instant. Stepping never changes the run.
     pub fn checkpoint_step(&mut self) -> Vec<String> {
-        let hits = self
-            .engine
-            .borrow_mut()
-            .run_to_next_log(LogKind::CHECKPOINT_STEPS, CHECKPOINT_STEP_LIMIT);
+        let line = |at: Micros, text: &str| format!("{:.3}s  {text}", at as f64 / 1e6);
+        let (running, end) = self.engine.borrow().sync_phases();
+        let mut lines = Vec::new();
+        let hits = match end {
+            Some(end) => {
+                let names = self.task_names(&running);
+                let hits = self
+                    .engine
+                    .borrow_mut()
+                    .run_until_logged(end, LogKind::CHECKPOINT_STEPS);
+                lines.push(line(
+                    self.now(),
+                    &format!(
+                        "async phase begins: {names} finished the synchronous snapshot; its state and channel state are now written in the background"
+                    ),
+                ));
+                hits
+            }
+            None => self
+                .engine
+                .borrow_mut()
+                .run_to_next_log(LogKind::CHECKPOINT_STEPS, CHECKPOINT_STEP_LIMIT),
+        };
+        lines.extend(hits.iter().map(|e| line(e.at, &e.text)));
+        if end.is_none() {
+            let (running, _) = self.engine.borrow().sync_phases();
+            if !running.is_empty() {
+                lines.push(line(
+                    self.now(),
+                    &format!(
+                        "sync phase: {} takes its synchronous snapshot (the task thread is held; barriers go to the outputs)",
+                        self.task_names(&running)
+                    ),
+                ));
+            }
+        }
         self.rewinder.observe(&self.engine.borrow());
         self.changed(true);
-        hits.iter()
-            .map(|e| format!("{:.3}s  {}", e.at as f64 / 1e6, e.text))
-            .collect()
+        lines
+    }
+
+    /// "parse#0 (checkpoint 2)", comma-separated.
+    fn task_names(&self, list: &[(usize, u64)]) -> String {
+        let e = self.engine.borrow();
+        list.iter()
+            .map(|&(t, id)| format!("{} (checkpoint {id})", e.tasks[t].name))
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// Runs until virtual time `t` without a budget (tests, links opened at a time).

@@ -16,13 +16,17 @@ pub const KEYS: [(&str, &str); 10] = [
     ("→", "run the next engine event (single step)"),
     (
         "n",
-        "run to the next checkpoint step: trigger, barrier, snapshot, acknowledgement, completion",
+        "run to the next checkpoint step: trigger, barrier, snapshot (a stop in the sync phase), the async phase beginning, acknowledgement, completion",
     ),
     ("r", "reset: start the scenario over"),
     ("c", "trigger a checkpoint now"),
     ("v", "take a savepoint now (always aligned)"),
     ("f", "fail the selected subtask"),
     ("+ / −", "faster / slower"),
+    (
+        "p / Esc",
+        "presentation mode on / off: the job view alone, full screen, larger marks, high contrast",
+    ),
     (
         "← / → · Home / End",
         "on the timeline handle: travel 1 s back / ahead · to the start / the furthest time reached",

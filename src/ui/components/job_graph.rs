@@ -19,12 +19,21 @@
 //!
 //! Rendering: the lanes (wires, queues, cells, barriers, blocked / persisting / no
 //! credit marks) are painted onto one `<canvas>` (`data-testid="job-lanes"`, its
-//! `data-channels` = lanes drawn, `data-draw-ms` = the last paint's wall time) under
+//! `data-channels` = lanes drawn, `data-draw-ms` = the last paint's wall time,
+//! `data-scale` = CSS px per layout unit, `data-cell-px` = a buffer cell's width on the
+//! screen) under
 //! the SVG, imperatively after each render, batched by style ([`Scene`] then
 //! [`paint`]) at the device pixel ratio; only the ~dozens of subtask boxes and the
 //! headers stay in the virtual DOM (headers and legend are memoized components), so a
 //! frame diffs a few hundred nodes whatever the number of buffers. Hovering a queue
 //! area shows its channel's details as a title, like the SVG lanes did.
+//!
+//! Checkpoint phases: a subtask carries `data-checkpoint-phase` (the engine's phase at
+//! the current instant: `aligning`, `sync`, `async`, …) and, in the sync and async
+//! phases, a badge `phase-badge-<operator>-<index>` (`phase-sync`: solid, the box
+//! outlined thick; `phase-async`: outlined in the captured colour). With `presentation`
+//! `Some(_)` the panel has the `presentation-toggle` button; `Some(true)` draws fewer,
+//! wider cells, bolder barriers and wires (the stylesheet scales the stage to the screen).
 
 use std::rc::Rc;
 
@@ -35,6 +44,7 @@ use yew::prelude::*;
 
 use crate::engine::task::{Activity, TaskStatus};
 use crate::engine::view::{BackpressureLevel, ChannelView, ItemView, TaskView};
+use crate::ui::command::Command;
 use crate::ui::format;
 use crate::ui::layout::{LaneGeom, Layout, TaskBox, BODY_W, CELL_GAP, CELL_W, MAX_CELLS, QUEUE_W};
 use crate::ui::sim::LiveView;
@@ -54,6 +64,13 @@ pub struct JobGraphProps {
     /// The colour theme (a change re-reads the canvas palette).
     #[prop_or_default]
     pub theme: AttrValue,
+    /// Presentation mode: `Some(on)` shows the `presentation-toggle` button (the single
+    /// view), and when on the lanes are drawn with bolder barriers and wires.
+    #[prop_or_default]
+    pub presentation: Option<bool>,
+    /// Where the presentation toggle sends `Command::TogglePresentation`.
+    #[prop_or_default]
+    pub on_command: Option<Callback<Command>>,
 }
 
 /// The items of a queue to draw, in order, and how many data buffers were left out.
@@ -86,6 +103,11 @@ fn clip(text: &str, max: usize) -> String {
         t
     }
 }
+
+/// Presentation mode: data cells per queue and their width (layout units): three cells
+/// of 12 fill the queue area that four of [`CELL_W`] do, 1.5× wider on the screen.
+const BOLD_CELLS: usize = 3;
+const BOLD_CELL_W: f64 = 12.0;
 
 /// Characters of a subtask's name that fit beside its level badge.
 const SUBTASK_NAME_CHARS: usize = 12;
@@ -143,11 +165,16 @@ struct Scene {
     more: Vec<(f64, f64, String, bool)>,
     /// Queue areas for hover titles: area, index into the live channels.
     hits: Vec<(Rect, usize)>,
+    /// Presentation mode: aligned barriers twice as wide, wires twice as thick.
+    bold: bool,
 }
 
 impl Scene {
-    fn build(layout: &Layout, live: &LiveView) -> Scene {
-        let mut scene = Scene::default();
+    fn build(layout: &Layout, live: &LiveView, bold: bool) -> Scene {
+        let mut scene = Scene {
+            bold,
+            ..Scene::default()
+        };
         // A cancelled subtask (the job is restarting) holds no buffers any more: its
         // channels are drawn as bare wires, without the old attempt's contents.
         let canceled = |t: usize| {
@@ -223,11 +250,17 @@ impl Scene {
             sender.push(b);
         }
         sender.extend(v.sender.iter().rev());
-        let (s_items, s_hidden) = visible(&sender, MAX_CELLS);
+        // Presentation mode draws fewer, wider cells in the same queue area.
+        let (cap, wire_cap) = if self.bold {
+            (BOLD_CELLS, 2)
+        } else {
+            (MAX_CELLS, 3)
+        };
+        let (s_items, s_hidden) = visible(&sender, cap);
         let receiver: Vec<&ItemView> = v.receiver.iter().collect();
-        let (r_items, r_hidden) = visible(&receiver, MAX_CELLS);
+        let (r_items, r_hidden) = visible(&receiver, cap);
         let wire: Vec<&ItemView> = v.wire.iter().collect();
-        let (w_items, w_hidden) = visible(&wire, 3);
+        let (w_items, w_hidden) = visible(&wire, wire_cap);
         let building = v.building.is_some();
         self.queue(
             &s_items,
@@ -260,13 +293,15 @@ impl Scene {
         first_building: bool,
     ) {
         let mut x = start;
+        let cell_w = if self.bold { BOLD_CELL_W } else { CELL_W };
         for (i, item) in items.iter().enumerate() {
             let diamond_r = (h / 2.0 + 2.0).max(4.0);
             let w = match item {
-                ItemView::Data { .. } => CELL_W,
+                ItemView::Data { .. } => cell_w,
                 ItemView::Barrier {
                     unaligned: true, ..
                 } => diamond_r * 1.4 + 1.0,
+                ItemView::Barrier { .. } if self.bold => 6.0,
                 ItemView::Barrier { .. } | ItemView::EndOfPartition => 4.0,
                 ItemView::Cancel { .. } => 7.0,
             };
@@ -293,14 +328,14 @@ impl Scene {
                     self.boxes[b].push(Rect {
                         x: left,
                         y: cy - h / 2.0,
-                        w: CELL_W,
+                        w: cell_w,
                         h,
                     });
                     if fh > 0.0 {
                         self.fills[fl].push(Rect {
                             x: left,
                             y: cy + h / 2.0 - fh,
-                            w: CELL_W,
+                            w: cell_w,
                             h: fh,
                         });
                     }
@@ -311,7 +346,7 @@ impl Scene {
                 ItemView::Barrier { .. } => self.aligned.push(Rect {
                     x: left,
                     y: cy - h / 2.0 - 2.0,
-                    w: 3.0,
+                    w: if self.bold { 5.0 } else { 3.0 },
                     h: h + 4.0,
                 }),
                 ItemView::Cancel { .. } => self.cancels.push((left, cy + 3.0)),
@@ -462,7 +497,7 @@ fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene, pal: &Palette) {
         }
         let alpha = if no_credit { 0.8 } else { 1.0 } * if closed { 0.3 } else { 1.0 };
         ctx.set_global_alpha(alpha);
-        ctx.set_line_width(1.0);
+        ctx.set_line_width(if scene.bold { 2.0 } else { 1.0 });
         if no_credit {
             ctx.set_stroke_style_str(&pal.high_line);
             dash(ctx, &[3.0, 2.0]);
@@ -592,6 +627,8 @@ struct Drawn {
     css_width: Option<f64>,
     /// The theme the palette was read in.
     theme: AttrValue,
+    /// Presentation mode (bold marks).
+    bold: bool,
 }
 
 /// Draws the lanes of `live` onto `canvas`, sized to its box at the device pixel
@@ -636,9 +673,13 @@ fn draw(canvas: &HtmlCanvasElement, drawn: &mut Drawn) {
         .clone();
     let perf = web_sys::window().and_then(|w| w.performance());
     let start = perf.as_ref().map(|p| p.now());
-    let scene = Scene::build(&layout, &live);
+    let scene = Scene::build(&layout, &live, drawn.bold);
     paint(&ctx, &scene, &palette);
     let _ = canvas.set_attribute("data-channels", &scene.wires.len().to_string());
+    // CSS pixels per layout unit, and a data cell's width on the screen.
+    let _ = canvas.set_attribute("data-scale", &format!("{scale:.3}"));
+    let cell = if drawn.bold { BOLD_CELL_W } else { CELL_W };
+    let _ = canvas.set_attribute("data-cell-px", &format!("{:.2}", cell * scale));
     if let (Some(p), Some(start)) = (perf, start) {
         let _ = canvas.set_attribute("data-draw-ms", &format!("{:.2}", p.now() - start));
     }
@@ -742,16 +783,39 @@ fn subtask_node(props: &NodeProps) -> Html {
             TaskStatus::Running => format!("out {}/{}", v.output_pool.0, v.output_pool.1),
             s => status_name(s).to_string(),
         });
+    // The two phases of the subtask's checkpoint, as badges the eye catches: a solid one
+    // while the synchronous snapshot holds the task thread, an outlined one while the
+    // asynchronous part writes state and channel state.
+    let phase_kind = v.checkpoint.map(|(_, p)| match p {
+        "sync" => "sync",
+        p if p.starts_with("async") => "async",
+        _ => "other",
+    });
+    let badge = match (v.checkpoint, phase_kind) {
+        (Some((id, _)), Some("sync")) => {
+            Some(("phase-badge phase-sync", format!("SYNC snap · cp {id}")))
+        }
+        (Some((id, p)), Some("async")) => Some((
+            "phase-badge phase-async",
+            if p.contains("in-flight") {
+                "ASYNC+in-flight".to_string()
+            } else {
+                format!("ASYNC write · cp {id}")
+            },
+        )),
+        _ => None,
+    };
     let bar_w = BODY_W - 12.0;
     let bx = g.x + 6.0;
     let by = g.y + g.h - 8.0;
     let busy_w = bar_w * v.busy.clamp(0.0, 1.0);
     let bp_w = bar_w * v.backpressured.clamp(0.0, 1.0);
     html! {
-        <g class={classes!("subtask", (!canceled).then(|| level_class(v.backpressure)), status_class, selected.then_some("selected"))}
+        <g class={classes!("subtask", (!canceled).then(|| level_class(v.backpressure)), status_class, selected.then_some("selected"), (phase_kind == Some("sync")).then_some("cp-sync"))}
             data-testid={format!("subtask-{}-{}", g.operator, g.index)}
             data-backpressure={if canceled { "none" } else { v.backpressure.name() }}
             data-status={status_name(v.status)}
+            data-checkpoint-phase={v.checkpoint.map(|(_, p)| p)}
             role="button" tabindex="0" aria-pressed={selected.to_string()}
             aria-label={format!("{} — {}, backpressure {level}", v.name, status_name(v.status))}
             {onclick} {onkeydown}>
@@ -759,8 +823,15 @@ fn subtask_node(props: &NodeProps) -> Html {
             <rect class="subtask-box" x={f(g.x)} y={f(g.y)} width={f(BODY_W)} height={f(g.h)} rx="4" />
             <text class="subtask-name" x={f(g.x + 6.0)} y={f(g.y + 13.0)}>{ clip(&v.name, SUBTASK_NAME_CHARS) }</text>
             <text class="subtask-level" x={f(g.x + BODY_W - 6.0)} y={f(g.y + 13.0)} text-anchor="end">{ level }</text>
-            <text class={classes!("subtask-phase", v.checkpoint.is_some().then_some("in-checkpoint"))}
-                x={f(g.x + 6.0)} y={f(g.y + 26.0)}>{ phase }</text>
+            if let Some((class, text)) = badge {
+                <g class={class} data-testid={format!("phase-badge-{}-{}", g.operator, g.index)}>
+                    <rect class="phase-badge-box" x={f(g.x + 3.0)} y={f(g.y + 16.5)} width={f(BODY_W - 6.0)} height="13" rx="3" />
+                    <text class="phase-badge-text" x={f(g.x + 7.0)} y={f(g.y + 26.5)}>{ text }</text>
+                </g>
+            } else {
+                <text class={classes!("subtask-phase", v.checkpoint.is_some().then_some("in-checkpoint"))}
+                    x={f(g.x + 6.0)} y={f(g.y + 26.0)}>{ phase }</text>
+            }
             <rect class="ratio-bg" x={f(bx)} y={f(by)} width={f(bar_w)} height="3" />
             if !canceled {
                 <rect class="ratio-busy" x={f(bx)} y={f(by)} width={f(busy_w)} height="3" />
@@ -837,9 +908,11 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
         let drawn = drawn.clone();
         let data = (layout.clone(), live.clone());
         let theme = props.theme.clone();
+        let bold = props.presentation == Some(true);
         use_effect(move || {
             if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
                 let mut d = drawn.borrow_mut();
+                d.bold = bold;
                 if d.theme != theme {
                     d.theme = theme;
                     d.palette = None;
@@ -931,10 +1004,27 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
                 selected={props.selected == Some(t.id)} on_select={props.on_select.clone()} />
         })
     });
+    let toggle = match (props.presentation, &props.on_command) {
+        (Some(on), Some(cb)) => {
+            let cb = cb.clone();
+            let onclick = Callback::from(move |_: MouseEvent| cb.emit(Command::TogglePresentation));
+            Some(html! {
+                <button type="button" class="control presentation-toggle" data-testid="presentation-toggle"
+                    aria-pressed={on.to_string()} title="Presentation mode: the job view alone, full screen, larger marks, high contrast (key p; Esc leaves it)"
+                    {onclick}>
+                    { if on { "Leave presentation" } else { "Present" } }
+                </button>
+            })
+        }
+        _ => None,
+    };
     let actions = html! {
-        <span class="badge" title="Checkpoint pending at the coordinator">
-            { live.pending_checkpoint.map(|id| format!("checkpoint {id} pending")).unwrap_or_else(|| "no checkpoint pending".into()) }
-        </span>
+        <>
+            <span class="badge" title="Checkpoint pending at the coordinator">
+                { live.pending_checkpoint.map(|id| format!("checkpoint {id} pending")).unwrap_or_else(|| "no checkpoint pending".into()) }
+            </span>
+            { for toggle }
+        </>
     };
     let onclick_bg = {
         let cb = props.on_select.clone();
@@ -969,7 +1059,8 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
         <Panel id={id} title={title} testid={testid} class={class}
             description={description} actions={actions}>
             <div class="canvas" data-testid="job-graph-canvas">
-                <div class="job-stage" ref={stage} style={format!("max-width:{}px", f(layout.width))}
+                <div class="job-stage" ref={stage}
+                    style={format!("--stage-w:{}px;--stage-aspect:{:.4}", f(layout.width), layout.width / layout.height.max(1.0))}
                     {onmousemove}>
                     <canvas ref={canvas} class="lanes-canvas" data-testid="job-lanes" aria-hidden="true" />
                     <svg class="job-svg" viewBox={format!("0 0 {} {}", f(layout.width), f(layout.height))}
