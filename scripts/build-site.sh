@@ -12,10 +12,11 @@
 #   dist/**/*.gz, *.br           precompressed copies of the files above
 #
 # Environment: CARGO_PROFILE (default release), WASM_OPT_LEVEL (default -O).
-# Measured on the UI shell (raw / gzip of the .wasm): opt-level 3 + wasm-opt -O
-# 258 / 92 KB; -Oz barely changes the gzip size (+0.2 KB) and takes 1-3 s longer;
-# opt-level "z" would save ~6 KB gzip at the cost of a slower engine, so the
-# release profile is used as it is.
+# Measured on the full playground (Dec 1, raw / gzip of the .wasm): opt-level 3 +
+# wasm-opt -O 2,085,397 / 756,215 B; opt-level "z" for the whole crate + -Oz
+# 1,481,495 / 581,006 B (-O: 1,507,720 / 580,976), at a cost to the engine's wasm
+# speed not measured yet, so the release profile is used as it is (README, "The
+# release site", says what the bytes are).
 set -euo pipefail
 # shellcheck source=scripts/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
