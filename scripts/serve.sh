@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets up the machine (scripts/setup.sh), builds the release site into dist/
-# (scripts/build-site.sh) and serves it on http://127.0.0.1:8080/ until Ctrl-C.
-# PORT overrides the port.
+# (scripts/build-site.sh) and serves it on http://127.0.0.1:8080/ until Ctrl-C, with
+# scripts/serve_dist.py: the precompressed .br / .gz copies the build wrote go out with
+# Content-Encoding to a browser that accepts them. PORT overrides the port.
 set -euo pipefail
 # shellcheck source=scripts/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -11,4 +12,4 @@ PORT=${PORT:-8080}
 SETUP_FLINK=0 bash "$ROOT/scripts/setup.sh"
 bash "$ROOT/scripts/build-site.sh"
 log serve "open http://127.0.0.1:$PORT/ (Ctrl-C stops the server)"
-exec python3 -m http.server --bind 127.0.0.1 --directory "$ROOT/dist" "$PORT"
+exec python3 "$ROOT/scripts/serve_dist.py" "$ROOT/dist" "$PORT"

@@ -26,6 +26,7 @@ need rustup "the Rust toolchain manager"
 need node "Node.js 20 with npm"
 need npm "Node.js 20 with npm"
 need python3 "serves the built site"
+need gzip "writes the site's precompressed .gz copies"
 
 # --- Rust target and components -------------------------------------------------
 if rustup target list --installed | grep -qx wasm32-unknown-unknown; then

@@ -5,7 +5,8 @@
 #   3 native   cargo test: unit, integration and doc tests, then 3,000 more property seeds
 #              in a release build (tests/engine_properties.rs)
 #   4 wasm     tests/wasm_*.rs in headless Chromium (wasm-bindgen-test-runner)
-#   5 e2e      the release site built, served on 127.0.0.1, driven by playwright-core
+#   5 e2e      the release site built, served on 127.0.0.1 as serve.sh serves it (precompressed),
+#              driven by playwright-core
 #   6 flink    every preset's export compiles against real Flink 2.3.0, and a short export
 #              runs on a MiniCluster in AC and UC (scripts/test-flink.sh)
 # Each layer's full output goes to target/test-logs/<layer>.log; the terminal gets
@@ -91,8 +92,7 @@ layer_e2e() {
     step e2e bash "$ROOT/scripts/build-site.sh" || return 1
     local port
     port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    python3 -m http.server --bind 127.0.0.1 --directory "$ROOT/dist" "$port" \
-        >>"$LOGS/e2e-server.log" 2>&1 &
+    python3 "$ROOT/scripts/serve_dist.py" "$ROOT/dist" "$port" >>"$LOGS/e2e-server.log" 2>&1 &
     SERVER_PID=$!
     local url="http://127.0.0.1:$port/"
     local tries=0
