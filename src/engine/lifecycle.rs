@@ -171,7 +171,7 @@ impl Engine {
         task.final_checkpoint = None;
         let (op, index, name) = (task.operator, task.index, task.name.clone());
         if let (OperatorKind::Source(_), OpState::Source { offset }) =
-            (&self.operators[op].kind, &self.tasks[t].state)
+            (&self.operators[op].kind, self.tasks[t].chain.head_state())
         {
             self.lifecycle.stopped_sources.insert((op, index), *offset);
         }

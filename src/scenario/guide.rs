@@ -150,7 +150,7 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [Metric; 24] = [
+    pub const ALL: [Metric; 25] = [
         Metric::CompletedCheckpoints,
         Metric::FailedCheckpoints,
         Metric::SwitchedToUnaligned,
