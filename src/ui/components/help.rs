@@ -11,7 +11,7 @@ use yew::prelude::*;
 use crate::ui::command::Command;
 
 /// The shortcuts, as (keys, what they do).
-pub const KEYS: [(&str, &str); 10] = [
+pub const KEYS: [(&str, &str); 11] = [
     ("Space", "play / pause"),
     ("→", "run the next engine event (single step)"),
     (
