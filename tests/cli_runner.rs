@@ -368,8 +368,8 @@ fn a_job_slower_than_real_time_says_so_and_one_past_the_limits_is_refused() {
     );
 }
 
-/// `plan` prints the physical plan (text, or JSON with `--json`), says the runtime does not
-/// use it, takes `--set`, and refuses run-only options with one error line.
+/// `plan` prints the physical plan (text, or JSON with `--json`), says the runtime runs it,
+/// takes `--set`, and refuses run-only options with one error line.
 #[test]
 fn plan_prints_the_physical_plan_as_text_and_json() {
     let o = cli(&["plan", "--preset", "healthy"]);
@@ -377,7 +377,7 @@ fn plan_prints_the_physical_plan_as_text_and_json() {
     let out = stdout(&o);
     for needle in [
         "Physical plan of",
-        "does not use it yet",
+        "runtime runs it",
         "Job vertices",
         "Failover regions",
     ] {

@@ -339,6 +339,7 @@ fn from_spec_keeps_defaults_out() {
         [
             "execution.checkpointing.interval",
             "execution.checkpointing.unaligned.enabled",
+            "jobmanager.execution.failover-strategy",
             "pipeline.operator-chaining.enabled",
             "playground.channel-state.writers-per-taskmanager",
             "playground.flink.version",

@@ -53,6 +53,7 @@ fn every_grid_area_used_by_the_ui_is_laid_out() {
             "area-checkpoints",
             "area-compare",
             "area-controls",
+            "area-diagnosis",
             "area-graph",
             "area-guide",
             "area-inspector",

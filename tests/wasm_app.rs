@@ -993,34 +993,35 @@ async fn pause_at_stops_a_playing_run_exactly_there_in_the_state_of_a_straight_r
 /// `DefaultCheckpointPlanCalculator`), so it has no history row: the summary counts it.
 #[wasm_bindgen_test]
 async fn triggers_while_a_task_restores_are_counted_in_the_summary() {
-    let root = fresh_root();
-    let handle = ui::mount_with(
-        root.clone(),
-        props(&preset_link("unaligned"), Some(20_000_000)),
+    // The recovery-checkpoints preset without FLIP-547's checkpointing during recovery:
+    // its tasks stay INITIALIZING for seconds after the failure at 10 s.
+    let mut doc = scenario::preset("recovery-checkpoints").unwrap();
+    doc.config.insert(
+        "execution.checkpointing.unaligned.during-recovery.enabled".into(),
+        scenario::document::ConfigValue::Bool(false),
     );
+    let link = scenario::encode_link(&doc);
+    let root = fresh_root();
+    let handle = ui::mount_with(root.clone(), props(&link, Some(9_000_000)));
     yew::scheduler::flush().await;
     assert!(
         root.query_selector("[data-testid=\"trigger-failures\"]")
             .unwrap()
             .is_none(),
-        "no restore before the failure at 45 s, nothing to count"
+        "no restore before the failure at 10 s, nothing to count"
     );
     handle.destroy();
 
     let root = fresh_root();
-    let handle = ui::mount_with(
-        root.clone(),
-        props(&preset_link("unaligned"), Some(60_000_000)),
-    );
+    let handle = ui::mount_with(root.clone(), props(&link, Some(14_000_000)));
     yew::scheduler::flush().await;
-    let doc = scenario::preset("unaligned").unwrap();
     let mut e =
         checkpoint_playground::engine::Engine::new(scenario::to_spec(&doc).unwrap()).unwrap();
-    e.run_until(60_000_000);
+    e.run_until(14_000_000);
     let expected = e.report().trigger_failures;
     assert!(
         expected > 0,
-        "the restore after the failure at 45 s holds back a trigger"
+        "the restore after the failure at 10 s holds back a trigger"
     );
     let span = root
         .query_selector("[data-testid=\"trigger-failures\"]")

@@ -48,8 +48,7 @@ USAGE:
                                                         print the physical plan Flink would
                                                         deploy: chains, slots, TaskManagers,
                                                         local/remote channels, failover
-                                                        regions (the runtime does not use
-                                                        it yet)
+                                                        regions (what the runtime runs)
   checkpoint-playground presets                         list preset names, one a line
   checkpoint-playground show --preset NAME              print a preset's JSON
   checkpoint-playground export --flink DIR SCENARIO.json|--preset NAME
@@ -89,12 +88,14 @@ RUN OPTIONS:
 Exit status: 0 on success, 2 on invalid input (one line on stderr), 3 when
 --require-exactly-once is given and a sink broke its guarantee.";
 
-/// What `plan` prints first: which plan this is, and that the runtime does not run it.
+/// What `plan` prints first: which plan this is, and that the runtime runs it.
 const PLAN_ABOUT: &str = "The physical plan Flink 2.3 would deploy for this job and config \
 (StreamingJobGraphGenerator chaining, the default scheduler's slot sharing and placement, \
-pipelined failover regions). The playground's runtime does not use it yet: every operator \
-still runs as its own task, every channel is a remote credit-based one, and a failure \
-restarts the whole job.";
+pipelined failover regions). The playground's runtime runs it: each job vertex is one task \
+per subtask (its operators chained by method call), a channel inside a TaskManager is a \
+local one, channel-state files are shared per TaskManager, and a failure restarts its \
+region (version-1 scenarios pin chaining, local channels, shared files and region failover \
+off).";
 
 /// The plan as text: chaining decisions, vertices, slots and TaskManagers, subtasks with
 /// their location and input channels, failover regions.

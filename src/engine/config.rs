@@ -251,7 +251,7 @@ pub const KEYS: &[ConfigKey] = &[
     ConfigKey { key: "restart-strategy.fixed-delay.delay", aliases: &[], default: "1s",
         doc: "fixed-delay: delay between a failure and the restart of the job." },
     ConfigKey { key: "pipeline.operator-chaining.enabled", aliases: &[], default: "true",
-        doc: "Chain operators joined by a forward edge of equal parallelism into one task (StreamingJobGraphGenerator.isChainable). Read by the physical plan (`plan`); the runtime does not chain yet." },
+        doc: "Chain operators joined by a forward edge of equal parallelism into one task (StreamingJobGraphGenerator.isChainable). The runtime runs each chain as one task (`engine::chain`)." },
     ConfigKey { key: "taskmanager.numberOfTaskSlots", aliases: &[], default: "1",
         doc: "Slots per TaskManager (Flink's default 1). Read by the physical plan (`plan`)." },
     ConfigKey { key: "minicluster.number-of-taskmanagers", aliases: &["local.number-taskmanager"], default: "none",

@@ -11,8 +11,10 @@
 //! graph), [`record`] (records and lineage), [`network`] (buffers, channels, pools, credits
 //! as data) with `flow` (flow-control operations), [`task`] and `task_loop` (the mailbox
 //! task), [`barrier_handler`] with `checkpointed_input` (its glue), [`checkpoint`] (subtask side), [`channel_state`] (writers and
-//! storage), [`coordinator`], [`lifecycle`] (savepoints, stop-with-savepoint), [`recovery`], [`sinks`] (external systems and the
-//! exactly-once verdict), [`loss`] (which failure lost a missing record), [`log`], `stats` and [`report`];
+//! storage), [`coordinator`], [`lifecycle`] (savepoints, stop-with-savepoint), [`recovery`] with
+//! [`region_failover`] (restarting one pipelined region), [`sinks`] (external systems and the
+//! exactly-once verdict), [`loss`] (which failure lost a missing record), [`log`], `stats` and [`report`],
+//! [`diagnosis`] (why a checkpoint was slow: critical path, bottleneck, Flink's metrics);
 //! [`physical_plan`] (chains, slots, TaskManagers, channel kinds, failover regions: what
 //! Flink would deploy) and [`chain`] (a task's operator chain, the plan's chains at run
 //! time).

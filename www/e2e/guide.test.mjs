@@ -111,7 +111,7 @@ test('"Checkpoint step" walks through the two phases of an unaligned checkpoint'
     if (lines.some((l) => / completed in /.test(l))) break;
   }
   const at = (re) => seen.findIndex((l) => re.test(l));
-  const order = [/triggered/, /unaligned barrier at parse/, /parse#\d took its unaligned snapshot/, /parse#\d acknowledged/, / completed in /].map(at);
+  const order = [/triggered/, /unaligned barrier at parse/, /parse(#\d| \(\d+\/\d+\)) took its unaligned snapshot/, /parse(#\d| \(\d+\/\d+\)) acknowledged/, / completed in /].map(at);
   console.log(seen.join('\n'));
   assert.ok(order.every((i) => i >= 0), `every step seen: ${order}`);
   assert.deepEqual([...order].sort((a, b) => a - b), order, 'trigger → barrier → snapshot → acknowledgement → completion');

@@ -99,9 +99,11 @@ test('7. the checkpoint step stops in the sync phase and where the async phase b
     // A freshly loaded page counts its checkpoint steps from 0 (the note's data-count).
     const counter = { n: 0 };
     // The synchronous phase: the step stops while parse's snapshot holds its thread.
-    const sync = await stepUntil(page, /^[\d.]+s\s+sync phase: parse#\d/, counter);
-    const who = /sync phase: (parse#\d)/.exec(sync.find((l) => /sync phase:/.test(l)))[1];
-    const index = who.split('#')[1];
+    // Subtasks are named as Flink's web UI names them (`parse (1/2)`; `parse#0` unchained).
+    const sync = await stepUntil(page, /^[\d.]+s\s+sync phase: parse(#\d| \(\d+\/\d+\))/, counter);
+    const m = /sync phase: (parse(?:#(\d)| \((\d+)\/\d+\)))/.exec(sync.find((l) => /sync phase:/.test(l)));
+    const who = m[1];
+    const index = m[2] !== undefined ? m[2] : String(Number(m[3]) - 1);
     const subtask = page.getByTestId(`subtask-parse-${index}`);
     assert.equal(await subtask.getAttribute('data-checkpoint-phase'), 'sync', `${who} shows its sync phase`);
     const badge = page.getByTestId(`phase-badge-parse-${index}`);
