@@ -57,23 +57,25 @@ async fn the_diagnosis_panel_names_the_critical_path_and_pins_a_checkpoint() {
     );
     let bottleneck = by_testid(&root, "diagnosis-bottleneck");
     assert_eq!(
-        bottleneck.get_attribute("data-subtask").as_deref(),
-        Some("out#0")
+        bottleneck.get_attribute("data-subtask"),
+        report.bottleneck.subtask
+    );
+    assert!(
+        report.bottleneck.subtask.is_some(),
+        "the sink is the bottleneck"
     );
     let rows = all(&root, "[data-testid=\"diagnosis-metrics\"] tbody tr");
     assert_eq!(rows.len(), report.metrics.len());
 
-    // Pin a checkpoint whose trigger waited for the lock.
+    // Pin an older checkpoint: the panel shows its diagnosis, not the newest one's.
     let lock = report
         .checkpoints
         .iter()
         .rev()
-        .find(|c| {
-            c.diagnosis
-                .as_ref()
-                .is_some_and(|d| d.text.contains("checkpoint lock"))
-        })
-        .expect("a checkpoint held up by the legacy source's lock");
+        .filter(|c| c.diagnosis.is_some())
+        .nth(2)
+        .expect("three diagnosed checkpoints");
+    let pinned = lock.diagnosis.as_ref().unwrap();
     let bars = all(&root, "[data-testid=\"diagnosis-bar\"]");
     assert!(!bars.is_empty());
     let bar = bars
@@ -83,10 +85,10 @@ async fn the_diagnosis_panel_names_the_critical_path_and_pins_a_checkpoint() {
     bar.clone().dyn_into::<HtmlElement>().unwrap().click();
     yew::scheduler::flush().await;
     let text = by_testid(&root, "diagnosis-text");
-    assert!(text.text_content().unwrap().contains("checkpoint lock"));
+    assert_eq!(text.text_content().unwrap(), pinned.text);
     assert_eq!(
         text.get_attribute("data-phase").as_deref(),
-        Some("start_delay")
+        Some(pinned.phase.as_str())
     );
     by_testid(&root, "diagnosis-follow")
         .dyn_into::<HtmlElement>()
