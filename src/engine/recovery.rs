@@ -222,12 +222,8 @@ impl Engine {
         } else {
             let failure = self.failures.len().saturating_sub(1);
             self.note_restored_offsets(failure, BTreeMap::new());
-            for t in 0..self.tasks.len() {
-                let key = (self.tasks[t].operator, self.tasks[t].index);
-                if self.tasks[t].is_source {
-                    replayed += self.source_high_water.get(&key).copied().unwrap_or(0);
-                }
-            }
+            let all: Vec<usize> = (0..self.tasks.len()).collect();
+            replayed += self.replayed_from_scratch(&all);
             self.log.push(
                 self.now,
                 LogKind::Recovery,
@@ -251,6 +247,19 @@ impl Engine {
     /// two-phase-commit sink commits the transactions pending in its state
     /// (`CommitterOperator.initializeState` re-commits them; the commit is idempotent).
     /// Returns the restored source offsets and how many source records will be read again.
+    /// Records the sources among `tasks` read again when they restart with no checkpoint:
+    /// everything they had emitted (their high-water offsets).
+    pub(crate) fn replayed_from_scratch(&self, tasks: &[usize]) -> u64 {
+        tasks
+            .iter()
+            .filter(|&&t| self.tasks[t].is_source)
+            .map(|&t| {
+                let key = (self.tasks[t].operator, self.tasks[t].index);
+                self.source_high_water.get(&key).copied().unwrap_or(0)
+            })
+            .sum()
+    }
+
     pub(crate) fn restore_operator_states(
         &mut self,
         cp: &CompletedCheckpoint,

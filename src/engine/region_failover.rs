@@ -268,12 +268,7 @@ impl Engine {
             );
         } else {
             self.note_restored_offsets(failure, BTreeMap::new());
-            for &t in &tasks {
-                let key = (self.tasks[t].operator, self.tasks[t].index);
-                if self.tasks[t].is_source {
-                    replayed += self.source_high_water.get(&key).copied().unwrap_or(0);
-                }
-            }
+            replayed += self.replayed_from_scratch(&tasks);
             self.log.push(
                 self.now,
                 LogKind::Recovery,
