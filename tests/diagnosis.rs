@@ -317,7 +317,7 @@ fn slow_sink_job() -> Value {
 fn remedies_are_measured_and_point_the_expected_way() {
     use checkpoint_playground::scenario::remedies::measure;
     let doc = parse_json(&slow_sink_job().to_string()).unwrap();
-    let x = measure(&doc).unwrap();
+    let x = measure(&doc, None).unwrap();
     let base = x.base.median_end_to_end_ms.unwrap();
     let fig = |name: &str| {
         x.remedies

@@ -40,7 +40,7 @@ USAGE:
                                                         run the scenario in a playground link
                                                         (a link ending in &t=31s stops there,
                                                         as the playground opens it)
-  checkpoint-playground remedies SCENARIO.json|--preset NAME [--json]   re-run with each remedy, figures side by side
+  checkpoint-playground remedies SCENARIO.json|--preset NAME [--checkpoint N] [--json]   re-run with each remedy from t = 0: figures side by side and the effect on checkpoint N (default: the slowest)
   checkpoint-playground link SCENARIO.json|-            print the link fragment (#z2:...)
   checkpoint-playground link --preset NAME              ... of a preset
   checkpoint-playground plan SCENARIO.json|- [--json] [--set KEY=VALUE]
@@ -228,6 +228,8 @@ struct RunOptions {
     drain: bool,
     sink_output: Option<String>,
     compare: Option<String>,
+    /// `remedies --checkpoint N`: the checkpoint whose effect is measured.
+    checkpoint: Option<String>,
     require_exactly_once: bool,
 }
 
@@ -287,7 +289,14 @@ fn other_command(args: &[String]) -> Result<(), ScenarioError> {
         "remedies" => {
             let opts = parse_run(rest)?;
             let doc = load(&opts)?;
-            let x = scenario::remedies::measure(&doc).map_err(|e| fail("remedies", e))?;
+            let checkpoint = match &opts.checkpoint {
+                None => None,
+                Some(v) => Some(v.trim().parse::<u64>().map_err(|_| {
+                    fail("--checkpoint", format!("'{v}' is not a checkpoint id"))
+                })?),
+            };
+            let x = scenario::remedies::measure(&doc, checkpoint)
+                .map_err(|e| fail("remedies", e))?;
             if opts.json {
                 println!("{}", serde_json::to_string_pretty(&x).unwrap_or_default());
                 return Ok(());
@@ -315,6 +324,13 @@ fn other_command(args: &[String]) -> Result<(), ScenarioError> {
             for (name, why) in &x.skipped {
                 println!("{name}: not run: {why}");
             }
+            println!();
+            for m in &x.remedies {
+                if let Some(e) = &m.effect {
+                    println!("{}: {}", m.remedy.label, e.text);
+                }
+            }
+            println!("(each remedy applies from t = 0; in Flink none changes on a running job)");
             Ok(())
         }
         "link" => {
@@ -483,6 +499,7 @@ fn parse_run(args: &[String]) -> Result<RunOptions, ScenarioError> {
             "--drain" => o.drain = true,
             "--sink-output" => o.sink_output = Some(value("--sink-output")?),
             "--compare" => o.compare = Some(value("--compare")?),
+            "--checkpoint" => o.checkpoint = Some(value("--checkpoint")?),
             "--preset" => {
                 let v = value("--preset")?;
                 set_input(&mut o, Input::Preset(v), "--preset")?

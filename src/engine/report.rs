@@ -32,6 +32,9 @@ pub struct Report {
     pub bottleneck: super::diagnosis::Bottleneck,
     /// Flink's task metrics per subtask, under Flink's names (`src/engine/diagnosis/metrics.rs`).
     pub metrics: Vec<super::diagnosis::metrics::SubtaskMetrics>,
+    /// Busy, soft / hard backpressured and idle ms per second per subtask, per 5 s window
+    /// of the run (the newest 12), oldest first.
+    pub metrics_windows: Vec<super::diagnosis::metrics::MetricsWindow>,
     /// The newest pending checkpoint: where each barrier is and what it waits for.
     pub pending_barriers: Option<super::diagnosis::live::BarrierTree>,
 }

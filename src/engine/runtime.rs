@@ -117,6 +117,9 @@ pub struct Sample {
     pub records: Vec<u64>,
     /// Per task: (busy, backpressured, idle) cumulative micros.
     pub activity: Vec<(Micros, Micros, Micros)>,
+    /// Per task: the hard part of its backpressured micros, cumulative (Flink's
+    /// `hardBackPressuredTimeMsPerSecond`: blocked in a buffer request; the rest is soft).
+    pub hard: Vec<Micros>,
     /// Bytes of data buffers queued or in flight, over all channels.
     pub inflight_bytes: u64,
 }
@@ -917,6 +920,11 @@ impl Engine {
                 (m.busy, m.soft_backpressured + m.hard_backpressured, m.idle)
             })
             .collect();
+        let hard = self
+            .tasks
+            .iter()
+            .map(|t| t.metrics.hard_backpressured)
+            .collect();
         let inflight_bytes = self
             .channels
             .iter()
@@ -926,6 +934,7 @@ impl Engine {
             at: self.now,
             records,
             activity,
+            hard,
             inflight_bytes,
         });
     }

@@ -97,6 +97,7 @@ pub fn build_report(engine: &Engine) -> Report {
         .collect::<Vec<_>>();
     let summary = super::diagnosis::summary::checkpoint_summary(&checkpoints);
     let metrics = super::diagnosis::metrics::subtask_metrics(engine);
+    let metrics_windows = super::diagnosis::metrics::metrics_windows(engine);
     let bottleneck = super::diagnosis::bottleneck::find(engine, &metrics);
     let pending_barriers = engine
         .coordinator
@@ -225,6 +226,7 @@ pub fn build_report(engine: &Engine) -> Report {
         summary,
         bottleneck,
         metrics,
+        metrics_windows,
         pending_barriers,
     }
 }

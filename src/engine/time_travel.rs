@@ -248,7 +248,9 @@ pub fn approx_bytes(e: &Engine) -> usize {
     let samples: usize = e
         .samples
         .iter()
-        .map(|s| size_of::<Sample>() + s.records.len() * 8 + s.activity.len() * 24)
+        .map(|s| {
+            size_of::<Sample>() + s.records.len() * 8 + s.activity.len() * 24 + s.hard.len() * 8
+        })
         .sum();
     size_of::<Engine>()
         + sinks

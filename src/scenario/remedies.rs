@@ -7,15 +7,55 @@
 //! and twice the parallelism at the bottleneck operator when one is named — each a copy
 //! that differs only in those settings (same job, seed, duration and events, like
 //! [`super::compare::variant`]); a variant that does not validate (e.g. a forward edge at
-//! the doubled operator) is left out with its reason. [`measure`] runs the base and each
-//! variant to the document's end and gives their [`Figures`] side by side. The change
-//! applies from t = 0, not from the slow checkpoint's instant: parallelism cannot change
-//! live, and the same seed makes the runs otherwise identical until the change matters.
+//! the doubled operator) is left out with its reason.
+//!
+//! [`RemedyRun`] is one experiment, run in slices of virtual time so that a host (the
+//! UI's frame loop) can spread it over frames, show its [`RemedyRun::progress`] and drop
+//! it to cancel: first the document as is to its end (its bottleneck names the operator
+//! whose parallelism doubles), then the remedy's variant to its end. Its [`Outcome`]
+//! holds both runs' whole-run [`Figures`] (the comparison view's) and the [`Effect`] on
+//! one checkpoint: the as-is checkpoint `N` against the remedy run's first checkpoint
+//! triggered at or after `N`'s trigger (the same one when the ids line up) — end to end,
+//! start delay, alignment, persisted in-flight bytes, and the replay a failure would
+//! cost just before `N` completed as is (the input since the trigger of the newest
+//! completed checkpoint then). [`measure`] (the CLI's `remedies`) runs every remedy
+//! through the same [`RemedyRun`], so the UI and the CLI give the same figures.
+//!
+//! When a remedy applies: in Flink every one of them is configuration read when the job
+//! (or its TaskManagers) starts — a running job cannot switch to unaligned checkpoints,
+//! another buffer count or debloating, and a new parallelism is a rescale (a restart
+//! from a checkpoint or savepoint). So the experiment applies the remedy from t = 0 and
+//! re-runs deterministically (same seed: the runs are identical until the change
+//! matters); switching it on at the checkpoint's trigger time inside the running job
+//! would be a Flink fiction and is not offered ([`how_in_flink`] says what Flink needs).
 
 use super::compare::{Figures, Mode, TIMEOUT_KEY, UNALIGNED_KEY};
 use super::document::Document;
+use crate::engine::diagnosis::dur;
+use crate::engine::report::{CheckpointReport, Report};
+use crate::engine::time::{format_bytes, Micros};
 use crate::engine::Engine;
 use serde::Serialize;
+
+/// The remedies' names, in the order they are offered.
+pub const NAMES: [&str; 6] = [
+    "unaligned",
+    "alignment_timeout",
+    "debloating",
+    "fewer_buffers",
+    "overdraft",
+    "parallelism",
+];
+
+/// What the remedy takes in Flink on a running job.
+pub fn how_in_flink(name: &str) -> &'static str {
+    match name {
+        "unaligned" | "alignment_timeout" => "job configuration (CheckpointConfig), read when the job is submitted: a running job needs stop-with-savepoint and a resubmission",
+        "debloating" | "fewer_buffers" | "overdraft" => "network configuration of the TaskManagers, read when the tasks' gates and pools are set up: a restart (the job redeployed)",
+        "parallelism" => "a rescale: the job restarts from a checkpoint or savepoint with the new parallelism",
+        _ => "",
+    }
+}
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Remedy {
@@ -26,15 +66,11 @@ pub struct Remedy {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Measured {
-    pub remedy: Remedy,
-    pub figures: Figures,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Experiment {
     pub base: Figures,
-    pub remedies: Vec<Measured>,
+    /// The checkpoint whose effect each outcome measures.
+    pub checkpoint: Option<u64>,
+    pub remedies: Vec<Outcome>,
     /// Remedies that could not run, with the reason.
     pub skipped: Vec<(String, String)>,
 }
@@ -108,31 +144,307 @@ pub fn remedies(doc: &Document, bottleneck: Option<&str>) -> Vec<(Remedy, Docume
     out
 }
 
-fn run(doc: &Document) -> Result<Figures, String> {
-    let spec = super::to_spec(doc).map_err(|e| format!("{}: {}", e.path, e.message))?;
-    let end = spec.duration;
-    let mut e = Engine::new(spec).map_err(|e| e.to_string())?;
-    e.run_until(end);
-    Ok(Figures::of(&e.report()))
+/// One checkpoint's figures in an [`Effect`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct CheckpointFigures {
+    pub id: u64,
+    pub status: String,
+    pub unaligned: bool,
+    pub trigger_ms: f64,
+    pub end_to_end_ms: Option<f64>,
+    pub start_delay_ms: f64,
+    pub alignment_ms: f64,
+    pub persisted_inflight_bytes: u64,
 }
 
-/// Runs the base document and every remedy to the end; the bottleneck is the base run's.
-pub fn measure(doc: &Document) -> Result<Experiment, String> {
+impl CheckpointFigures {
+    fn of(c: &CheckpointReport) -> CheckpointFigures {
+        CheckpointFigures {
+            id: c.id,
+            status: c.status.clone(),
+            unaligned: c.unaligned || c.timed_out_to_unaligned,
+            trigger_ms: c.trigger_ms,
+            end_to_end_ms: c.end_to_end_ms,
+            start_delay_ms: c.start_delay_ms,
+            alignment_ms: c.alignment_ms,
+            persisted_inflight_bytes: c.persisted_inflight_bytes,
+        }
+    }
+}
+
+/// The remedy's effect on one checkpoint (see the module).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Effect {
+    pub before: CheckpointFigures,
+    /// `None` when the remedy run triggered no checkpoint at or after `before`'s trigger.
+    pub after: Option<CheckpointFigures>,
+    /// The failure instant the replay figures assume: just before `before` completed (or
+    /// the run's end when it never did).
+    pub failure_at_ms: f64,
+    /// Input replayed after a failure then: since the trigger of the newest checkpoint
+    /// completed by then (the whole input when none was).
+    pub replay_before_ms: f64,
+    pub replay_after_ms: f64,
+    /// "checkpoint 7: end-to-end 3.90 s → 31 ms, persisted +290.0 KB, replay on failure −4.00 s".
+    pub text: String,
+}
+
+/// What one remedy run gave.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Outcome {
+    pub remedy: Remedy,
+    /// How Flink applies it ([`how_in_flink`]).
+    pub in_flink: String,
+    pub base: Figures,
+    pub figures: Figures,
+    pub effect: Option<Effect>,
+}
+
+/// The replay after a failure at `at_ms`: the input since the trigger of the newest
+/// checkpoint (not savepoint) completed by then.
+fn replay_at(r: &Report, at_ms: f64) -> f64 {
+    let restored = r
+        .checkpoints
+        .iter()
+        .filter(|c| c.status == "completed" && !c.is_savepoint)
+        .filter(|c| c.end_to_end_ms.is_some_and(|e| c.trigger_ms + e <= at_ms))
+        .map(|c| c.trigger_ms)
+        .fold(None, |m: Option<f64>, t| Some(m.map_or(t, |m| m.max(t))));
+    at_ms - restored.unwrap_or(0.0)
+}
+
+fn signed_ms(delta: f64) -> String {
+    let sign = if delta < 0.0 { "−" } else { "+" };
+    format!("{sign}{}", dur(delta.abs()))
+}
+
+/// The effect on checkpoint `checkpoint` of the as-is run `base` against `with`.
+pub fn effect(base: &Report, with: &Report, checkpoint: u64) -> Option<Effect> {
+    let b = base
+        .checkpoints
+        .iter()
+        .find(|c| c.id == checkpoint && !c.is_savepoint)?;
+    let a = with
+        .checkpoints
+        .iter()
+        .filter(|c| !c.is_savepoint)
+        .find(|c| c.trigger_ms >= b.trigger_ms - 0.001);
+    let failure_at_ms = match b.end_to_end_ms {
+        Some(e) => (b.trigger_ms + e - 0.001).max(b.trigger_ms),
+        None => base.virtual_time_ms as f64,
+    };
+    let before = CheckpointFigures::of(b);
+    let after = a.map(CheckpointFigures::of);
+    let replay_before_ms = replay_at(base, failure_at_ms);
+    let replay_after_ms = replay_at(with, failure_at_ms);
+    let e2e = |c: &CheckpointFigures| match c.end_to_end_ms {
+        Some(e) => dur(e),
+        None => c.status.replace('_', " "),
+    };
+    let mut parts = vec![format!("checkpoint {}", before.id)];
+    match &after {
+        Some(a) => {
+            parts.push(format!("end-to-end {} → {}", e2e(&before), e2e(a)));
+            parts.push(format!(
+                "start delay {} → {}",
+                dur(before.start_delay_ms),
+                dur(a.start_delay_ms)
+            ));
+            parts.push(format!(
+                "alignment {} → {}",
+                dur(before.alignment_ms),
+                dur(a.alignment_ms)
+            ));
+            let (p0, p1) = (before.persisted_inflight_bytes, a.persisted_inflight_bytes);
+            parts.push(if p1 >= p0 {
+                format!("persisted +{}", format_bytes(p1 - p0))
+            } else {
+                format!("persisted −{}", format_bytes(p0 - p1))
+            });
+        }
+        None => parts.push("no checkpoint in the same window with the remedy".into()),
+    }
+    parts.push(format!(
+        "replay on failure {} ({} → {} of input)",
+        signed_ms(replay_after_ms - replay_before_ms),
+        dur(replay_before_ms),
+        dur(replay_after_ms)
+    ));
+    let text = {
+        let head = parts.remove(0);
+        format!("{head}: {}", parts.join(", "))
+    };
+    Some(Effect {
+        before,
+        after,
+        failure_at_ms,
+        replay_before_ms,
+        replay_after_ms,
+        text,
+    })
+}
+
+/// The slowest completed checkpoint of a report (by end to end), else the newest.
+pub fn slowest_checkpoint(r: &Report) -> Option<u64> {
+    r.checkpoints
+        .iter()
+        .filter(|c| c.status == "completed" && !c.is_savepoint)
+        .max_by(|a, b| {
+            a.end_to_end_ms
+                .unwrap_or(0.0)
+                .total_cmp(&b.end_to_end_ms.unwrap_or(0.0))
+        })
+        .or(r.checkpoints.last())
+        .map(|c| c.id)
+}
+
+fn engine_of(doc: &Document) -> Result<(Engine, Micros), String> {
     let spec = super::to_spec(doc).map_err(|e| format!("{}: {}", e.path, e.message))?;
     let end = spec.duration;
-    let mut e = Engine::new(spec).map_err(|e| e.to_string())?;
+    Ok((Engine::new(spec).map_err(|e| e.to_string())?, end))
+}
+
+/// One experiment: the document as is, then with one remedy, each to its end (see the
+/// module). Drop it to cancel.
+pub struct RemedyRun {
+    name: String,
+    doc: Document,
+    checkpoint: Option<u64>,
+    base: Engine,
+    end: Micros,
+    base_report: Option<Report>,
+    with: Option<(Remedy, Engine, Micros)>,
+    outcome: Option<Result<Outcome, String>>,
+}
+
+impl RemedyRun {
+    /// The experiment of remedy `name` (one of [`NAMES`]) on `doc`, its effect measured
+    /// on checkpoint `checkpoint` (`None`: the as-is run's slowest).
+    pub fn new(doc: &Document, name: &str, checkpoint: Option<u64>) -> Result<RemedyRun, String> {
+        if !NAMES.contains(&name) {
+            return Err(format!(
+                "unknown remedy '{name}' (known: {})",
+                NAMES.join(", ")
+            ));
+        }
+        let (base, end) = engine_of(doc)?;
+        Ok(RemedyRun {
+            name: name.into(),
+            doc: doc.clone(),
+            checkpoint,
+            base,
+            end,
+            base_report: None,
+            with: None,
+            outcome: None,
+        })
+    }
+
+    /// The as-is run's report at its end (once it got there), to share between runs.
+    fn with_base(mut self, report: Report) -> RemedyRun {
+        self.base_report = Some(report);
+        self
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Share of the work done, in [0, 1].
+    pub fn progress(&self) -> f64 {
+        if self.outcome.is_some() {
+            return 1.0;
+        }
+        let end = self.end.max(1) as f64;
+        match &self.with {
+            None if self.base_report.is_none() => self.base.now() as f64 / end / 2.0,
+            None => 0.5,
+            Some((_, e, end)) => 0.5 + e.now() as f64 / (*end).max(1) as f64 / 2.0,
+        }
+    }
+
+    /// Runs at most `slice` more virtual time of the current run; `true` once the outcome
+    /// is there.
+    pub fn advance(&mut self, slice: Micros) -> bool {
+        if self.outcome.is_some() {
+            return true;
+        }
+        let slice = slice.max(1);
+        let Some(base) = &self.base_report else {
+            let t = (self.base.now() + slice).min(self.end);
+            self.base.run_until(t);
+            if t >= self.end || self.base.is_done() {
+                self.base_report = Some(self.base.report());
+            }
+            return false;
+        };
+        let Some((_, e, end)) = &mut self.with else {
+            let bottleneck = base.bottleneck.operator.clone();
+            let found = remedies(&self.doc, bottleneck.as_deref())
+                .into_iter()
+                .find(|(r, _)| r.name == self.name);
+            match found {
+                None => {
+                    self.outcome = Some(Err(format!(
+                        "no {} remedy here (no bottleneck operator named)",
+                        self.name
+                    )))
+                }
+                Some((remedy, v)) => match engine_of(&v) {
+                    Ok((e, end)) => self.with = Some((remedy, e, end)),
+                    Err(why) => self.outcome = Some(Err(why)),
+                },
+            }
+            return self.outcome.is_some();
+        };
+        let t = (e.now() + slice).min(*end);
+        e.run_until(t);
+        if t >= *end || e.is_done() {
+            let with = e.report();
+            let (remedy, _, _) = self.with.as_ref().expect("the remedy run");
+            let checkpoint = self.checkpoint.or_else(|| slowest_checkpoint(base));
+            self.outcome = Some(Ok(Outcome {
+                in_flink: how_in_flink(&remedy.name).into(),
+                remedy: remedy.clone(),
+                base: Figures::of(base),
+                figures: Figures::of(&with),
+                effect: checkpoint.and_then(|id| effect(base, &with, id)),
+            }));
+            return true;
+        }
+        false
+    }
+
+    /// The outcome, once [`RemedyRun::advance`] returned `true`.
+    pub fn outcome(&self) -> Option<&Result<Outcome, String>> {
+        self.outcome.as_ref()
+    }
+
+    /// Runs to the end at once (the CLI, tests).
+    pub fn finish(mut self) -> Result<Outcome, String> {
+        while !self.advance(1_000_000) {}
+        self.outcome.expect("advance ended with an outcome")
+    }
+}
+
+/// Every remedy's [`Outcome`] on `doc` (the as-is run once, shared), the effect measured
+/// on `checkpoint` (`None`: the as-is run's slowest).
+pub fn measure(doc: &Document, checkpoint: Option<u64>) -> Result<Experiment, String> {
+    let (mut e, end) = engine_of(doc)?;
     e.run_until(end);
     let report = e.report();
-    let base = Figures::of(&report);
+    let checkpoint = checkpoint.or_else(|| slowest_checkpoint(&report));
     let mut out = Experiment {
-        base,
+        base: Figures::of(&report),
+        checkpoint,
         remedies: Vec::new(),
         skipped: Vec::new(),
     };
-    for (remedy, v) in remedies(doc, report.bottleneck.operator.as_deref()) {
-        match run(&v) {
-            Ok(figures) => out.remedies.push(Measured { remedy, figures }),
-            Err(why) => out.skipped.push((remedy.name, why)),
+    for name in NAMES {
+        let run = RemedyRun::new(doc, name, checkpoint)?.with_base(report.clone());
+        match run.finish() {
+            Ok(o) => out.remedies.push(o),
+            Err(why) => out.skipped.push((name.to_string(), why)),
         }
     }
     Ok(out)

@@ -6,9 +6,10 @@
 //! - `busyTimeMsPerSecond`, `backPressuredTimeMsPerSecond` (with its soft / hard split of
 //!   Flink 1.16+), `idleTimeMsPerSecond`: `TaskIOMetricGroup`'s `TimerGauge`s, which report
 //!   the milliseconds per second measured over the last `View.UPDATE_INTERVAL_SECONDS` (5 s);
-//!   here over the engine's 250 ms samples covering the last 5 s of virtual time. The
-//!   samples do not split backpressure into soft and hard, so the split applies the
-//!   subtask's whole-attempt hard share to the window's backpressure (a simplification).
+//!   here over the engine's 250 ms samples covering the last 5 s of virtual time, which
+//!   keep the hard part apart, so soft and hard are the window's own.
+//!   [`metrics_windows`] gives the same busy / soft / hard / idle split per 5 s window of
+//!   the run (the report's `metrics_windows`).
 //! - `outPoolUsage`: `OutputBufferPoolUsageGauge.getValue` (Flink 1.15–2.x): used buffers of
 //!   every result partition's `LocalBufferPool` / their pool sizes (overdraft buffers count
 //!   as used, so it can pass 1 as `bestEffortGetNumOfUsedBuffers` does).
@@ -60,39 +61,125 @@ fn round(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
 }
 
+/// Busy, soft-backpressured, hard-backpressured and idle micros of task `t` within
+/// [from, now] from the samples (and the live counters at `now`).
+pub fn window_activity4(engine: &Engine, t: usize, from: Micros) -> (f64, f64, f64, f64) {
+    activity_between(engine, t, from, None)
+}
+
+/// The same over [from, to] (`to = None`: now, with the live counters); both ends read
+/// from the newest sample at or before them.
+fn activity_between(
+    engine: &Engine,
+    t: usize,
+    from: Micros,
+    to: Option<Micros>,
+) -> (f64, f64, f64, f64) {
+    let at = |time: Micros| {
+        let n = engine.samples.partition_point(|x| x.at <= time);
+        n.checked_sub(1).and_then(|i| {
+            let s = &engine.samples[i];
+            let (b, bp, i) = *s.activity.get(t)?;
+            let h = s.hard.get(t).copied().unwrap_or(0).min(bp);
+            Some((b, bp - h, h, i))
+        })
+    };
+    let base = at(from).unwrap_or((0, 0, 0, 0));
+    let end = match to {
+        None => engine.tasks[t].activity_until(engine.now),
+        Some(to) => at(to).unwrap_or(base),
+    };
+    let d = |a: Micros, b: Micros| a.saturating_sub(b) as f64;
+    (
+        d(end.0, base.0),
+        d(end.1, base.1),
+        d(end.2, base.2),
+        d(end.3, base.3),
+    )
+}
+
 /// Busy, backpressured and idle micros of task `t` within [from, now] from the samples
 /// (and the live counters at `now`).
 pub fn window_activity(engine: &Engine, t: usize, from: Micros) -> (f64, f64, f64) {
-    let task = &engine.tasks[t];
-    let (b, s, h, i) = task.activity_until(engine.now);
-    // The newest sample at or before `from` (samples are in time order).
-    let n = engine.samples.partition_point(|x| x.at <= from);
-    let base = n
-        .checked_sub(1)
-        .and_then(|i| engine.samples[i].activity.get(t).copied())
-        .unwrap_or((0, 0, 0));
-    let busy = b.saturating_sub(base.0) as f64;
-    let bp = (s + h).saturating_sub(base.1) as f64;
-    let idle = i.saturating_sub(base.2) as f64;
-    (busy, bp, idle)
+    let (busy, soft, hard, idle) = window_activity4(engine, t, from);
+    (busy, soft + hard, idle)
 }
 
 /// Shares of busy, backpressured (soft, hard) and idle time of task `t` in [from, now].
 pub fn window_shares(engine: &Engine, t: usize, from: Micros) -> Shares {
-    let (busy, bp, idle) = window_activity(engine, t, from);
-    let total = (busy + bp + idle).max(1.0);
-    let (_, s, h, _) = engine.tasks[t].activity_until(engine.now);
-    let hard_share = if s + h == 0 {
-        0.0
-    } else {
-        h as f64 / (s + h) as f64
-    };
+    let (busy, soft, hard, idle) = window_activity4(engine, t, from);
+    let total = (busy + soft + hard + idle).max(1.0);
     Shares {
         busy: busy / total,
-        backpressured: bp / total,
-        hard: bp / total * hard_share,
+        backpressured: (soft + hard) / total,
+        hard: hard / total,
         idle: idle / total,
     }
+}
+
+/// One subtask's activity in one metrics window, in ms per second as Flink's
+/// `TaskIOMetricGroup` gauges report them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[allow(non_snake_case)]
+pub struct WindowActivity {
+    pub subtask: String,
+    pub busyTimeMsPerSecond: f64,
+    pub softBackPressuredTimeMsPerSecond: f64,
+    pub hardBackPressuredTimeMsPerSecond: f64,
+    pub idleTimeMsPerSecond: f64,
+}
+
+/// The activity of every subtask in one [`WINDOW`] of virtual time.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct MetricsWindow {
+    pub from_ms: u64,
+    pub to_ms: u64,
+    pub subtasks: Vec<WindowActivity>,
+}
+
+/// How many windows the report keeps (the newest; one minute at 5 s each).
+pub const WINDOWS_KEPT: usize = 12;
+
+/// The run cut into [`WINDOW`]s from t = 0 (the last one ends now and may be shorter),
+/// the newest [`WINDOWS_KEPT`] of them, oldest first: per subtask busy, soft and hard
+/// backpressured, and idle ms per second. Soft is `softBackPressuredTimeMsPerSecond`:
+/// the task waits for output availability in its mailbox (`StreamTask.processInput`
+/// suspends the default action; mails — a checkpoint trigger, an unaligned barrier —
+/// still run); hard is `hardBackPressuredTimeMsPerSecond`: the task thread is blocked in
+/// a buffer request (`BufferWritingResultPartition.requestNewBufferBuilderFromPool`
+/// times `hardBackPressuredTimeMsPerSecond` around `requestBufferBuilderBlocking`,
+/// Flink 1.16–2.x), unresponsive to mails. `backPressuredTimeMsPerSecond` is their sum
+/// (`TaskIOMetricGroup.getBackPressuredTimeMsPerSecond`).
+pub fn metrics_windows(engine: &Engine) -> Vec<MetricsWindow> {
+    let now = engine.now;
+    let count = now.div_ceil(WINDOW) as usize;
+    let first = count.saturating_sub(WINDOWS_KEPT);
+    (first..count)
+        .map(|k| {
+            let from = k as Micros * WINDOW;
+            let to = ((k + 1) as Micros * WINDOW).min(now);
+            let live = to == now;
+            let subtasks = (0..engine.tasks.len())
+                .map(|t| {
+                    let (b, s, h, i) = activity_between(engine, t, from, (!live).then_some(to));
+                    let total = (b + s + h + i).max(1.0);
+                    let per_s = |x: f64| round(x / total * 1e3);
+                    WindowActivity {
+                        subtask: engine.tasks[t].name.clone(),
+                        busyTimeMsPerSecond: per_s(b),
+                        softBackPressuredTimeMsPerSecond: per_s(s),
+                        hardBackPressuredTimeMsPerSecond: per_s(h),
+                        idleTimeMsPerSecond: per_s(i),
+                    }
+                })
+                .collect();
+            MetricsWindow {
+                from_ms: from / 1000,
+                to_ms: to / 1000,
+                subtasks,
+            }
+        })
+        .collect()
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
