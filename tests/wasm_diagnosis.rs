@@ -101,3 +101,94 @@ async fn the_diagnosis_panel_names_the_critical_path_and_pins_a_checkpoint() {
     );
     handle.destroy();
 }
+
+/// The slow-sink job of `tests/diagnosis.rs` (chaining off: one task per operator).
+fn slow_sink_doc() -> scenario::Document {
+    scenario::parse_json(
+        r#"{"version": 2, "name": "slow sink", "seed": 3, "duration": "30s",
+            "config": {"execution.checkpointing.interval": "2s", "pipeline.operator-chaining.enabled": false},
+            "operators": [
+              {"id": "src", "kind": "source", "parallelism": 2, "rate": 2000, "record_size": 256, "keys": 64},
+              {"id": "count", "kind": "keyed_aggregate", "parallelism": 2, "cost": "50us"},
+              {"id": "out", "kind": "sink", "parallelism": 1, "cost": "2ms"}],
+            "edges": [{"from": "src", "to": "count", "partitioner": "hash"},
+                      {"from": "count", "to": "out", "partitioner": "rebalance"}],
+            "events": []}"#,
+    )
+    .unwrap()
+}
+
+/// Clicking a remedy re-runs the scenario in frame slices (progress shows, the page
+/// stays live) and then shows the effect on the pinned checkpoint: the very figures
+/// the CLI's `remedies` prints (`scenario::remedies::measure`, the same function).
+#[wasm_bindgen_test]
+async fn a_remedy_click_shows_the_measured_comparison_of_the_cli() {
+    let document = web_sys::window().unwrap().document().unwrap();
+    let root = document.create_element("div").unwrap();
+    document.body().unwrap().append_child(&root).unwrap();
+    let doc = slow_sink_doc();
+    let handle = ui::mount_with(
+        root.clone(),
+        AppProps {
+            link: Some(scenario::encode_link(&doc).into()),
+            run_to: Some(30_000_000),
+            use_location: false,
+        },
+    );
+    yew::scheduler::flush().await;
+    let measured = scenario::remedies::measure(&doc, None).unwrap();
+    let id = measured.checkpoint.expect("a slow checkpoint");
+    let bar = all(&root, "[data-testid=\"diagnosis-bar\"]")
+        .into_iter()
+        .find(|b| b.get_attribute("data-id") == Some(id.to_string()))
+        .expect("the slow checkpoint's bar");
+    bar.dyn_into::<HtmlElement>().unwrap().click();
+    yew::scheduler::flush().await;
+    for name in ["unaligned", "fewer_buffers"] {
+        by_testid(&root, &format!("remedy-{name}"))
+            .dyn_into::<HtmlElement>()
+            .unwrap()
+            .click();
+        yew::scheduler::flush().await;
+        let result = by_testid(&root, "remedy-result");
+        assert_eq!(result.get_attribute("data-remedy").as_deref(), Some(name));
+        // Wait on the page's own state (bounded count, not a wall-clock promise).
+        let mut polls = 0;
+        while by_testid(&root, "remedy-result")
+            .get_attribute("data-state")
+            .as_deref()
+            == Some("running")
+        {
+            polls += 1;
+            assert!(polls < 20_000, "the remedy run never ended");
+            gloo_timers::future::TimeoutFuture::new(10).await;
+        }
+        let cli = measured
+            .remedies
+            .iter()
+            .find(|m| m.remedy.name == name)
+            .unwrap();
+        let effect = cli.effect.as_ref().unwrap();
+        assert_eq!(
+            by_testid(&root, "remedy-effect").text_content().unwrap(),
+            effect.text
+        );
+        let row = root
+            .query_selector(
+                "[data-testid=\"remedy-effect-table\"] tr[data-figure=\"end_to_end_ms\"]",
+            )
+            .unwrap()
+            .unwrap();
+        let after: f64 = row.get_attribute("data-after").unwrap().parse().unwrap();
+        let before: f64 = row.get_attribute("data-before").unwrap().parse().unwrap();
+        assert_eq!(Some(before), effect.before.end_to_end_ms);
+        assert_eq!(Some(after), effect.after.as_ref().unwrap().end_to_end_ms);
+        assert!(after < before, "{name}: {before} → {after}");
+        by_testid(&root, "remedy-flink");
+        by_testid(&root, "remedy-summary");
+    }
+    // The soft / hard split of the checkpoint's window shows per subtask.
+    let rows = all(&root, "[data-testid=\"diagnosis-windows\"] tbody tr");
+    assert_eq!(rows.len(), 5);
+    handle.destroy();
+}

@@ -70,7 +70,7 @@ use super::command::{ActionError, ChartFormat, Command, Control};
 use super::compare::{self as compare_runs, Compare};
 use super::components::charts::ChartsPanel;
 use super::components::checkpoints::CheckpointsPanel;
-use super::components::compare_view::{CompareToggle, CompareView, RunView};
+use super::components::compare_view::{CompareToggle, CompareView, RemedyView, RunView};
 use super::components::controls::Controls;
 use super::components::diagnosis::DiagnosisPanel;
 use super::components::editor::Editor;
@@ -160,6 +160,10 @@ pub struct App {
     seek_computing: bool,
     /// Comparison mode: the scenario run twice in lockstep; `None` shows `sim` alone.
     compare: Option<Compare>,
+    /// A remedy experiment of the diagnosis panel: running in frame-budget slices (the
+    /// run), and what the panel shows (progress, then the outcome).
+    remedy: Option<scenario::remedies::RemedyRun>,
+    remedy_view: Option<Rc<RemedyView>>,
     compare_choices: Rc<Vec<(String, String)>>,
     /// While playing, pause on reaching this virtual time ("Pause at").
     pause_at: Option<Micros>,
@@ -397,6 +401,8 @@ impl App {
         self.frame_stats = FrameStats::default();
         self.interval_stats = FrameStats::default();
         self.step_note = None;
+        self.remedy = None;
+        self.remedy_view = None;
     }
 
     /// Applies a user action; a refusal is kept with the control it came from, whose
@@ -479,6 +485,37 @@ impl App {
             Command::Apply(action) => self.apply(action),
             Command::SelectTask(t) => self.selected_task = t,
             Command::SelectCheckpoint(c) => self.selected_checkpoint = c,
+            Command::Remedy(None) => {
+                self.remedy = None;
+                self.remedy_view = None;
+            }
+            Command::Remedy(Some((name, id))) => {
+                // The run as recorded so far (live actions included), re-run from t = 0.
+                let doc = scenario::file::export_document(
+                    &self.sim.engine.borrow().spec,
+                    self.sim.document.description.as_deref(),
+                );
+                match scenario::remedies::RemedyRun::new(&doc, &name, Some(id)) {
+                    Ok(run) => {
+                        self.remedy_view = Some(Rc::new(RemedyView {
+                            name,
+                            checkpoint: Some(id),
+                            progress: 0.0,
+                            outcome: None,
+                        }));
+                        self.remedy = Some(run);
+                        self.request_frame(ctx);
+                    }
+                    Err(e) => {
+                        self.remedy_view = Some(Rc::new(RemedyView {
+                            name,
+                            checkpoint: Some(id),
+                            progress: 1.0,
+                            outcome: Some(Err(e)),
+                        }))
+                    }
+                }
+            }
             Command::LoadPreset(name) => {
                 if let Some(doc) = scenario::preset(&name) {
                     if let Err(e) = self.open(ctx, doc, Some(name)) {
@@ -848,6 +885,8 @@ impl Component for App {
             pending_seek,
             seek_computing: false,
             compare,
+            remedy: None,
+            remedy_view: None,
             compare_choices: Rc::new(compare_runs::choices()),
             pause_at: None,
             share_at_time: false,
@@ -890,7 +929,11 @@ impl Component for App {
             }
             Msg::Frame(ts) => {
                 self.raf = None;
+                let remedy = self.remedy_frame(ctx);
                 if self.seek_frame(ctx) {
+                    return true;
+                }
+                if remedy && !self.playing {
                     return true;
                 }
                 if !self.playing {
@@ -1047,7 +1090,8 @@ impl Component for App {
                     <CheckpointsPanel report={snaps.report.clone()} selected={self.selected_checkpoint}
                         pending_kinds={snaps.pending_kinds.clone()}
                         on_command={on_command.clone()} />
-                    <DiagnosisPanel report={snaps.report.clone()} />
+                    <DiagnosisPanel report={snaps.report.clone()} remedy={self.remedy_view.clone()}
+                        on_command={on_command.clone()} />
                     <SinksRecoveryPanel report={snaps.report.clone()} />
                     <ChartsPanel charts={snaps.charts.clone()} report={snaps.report.clone()}
                         on_command={on_command.clone()} copy_note={self.chart_note.clone().map(AttrValue::from)} />
@@ -1107,6 +1151,36 @@ impl App {
 
     /// Carries out the pending seek on this animation frame; a long one first shows
     /// "computing" for a frame (painted before the work blocks). False when none.
+    /// Virtual time per slice of a remedy experiment (slices repeat within the budget).
+    const REMEDY_SLICE: Micros = 20_000;
+
+    /// One frame's slice of the remedy experiment (a share of the frame budget, so the
+    /// tab stays responsive and Cancel is heard): `true` when one is running or just
+    /// ended (the panel re-renders its progress / outcome).
+    fn remedy_frame(&mut self, ctx: &Context<Self>) -> bool {
+        let Some(run) = &mut self.remedy else {
+            return false;
+        };
+        let start = perf_now();
+        let mut done = false;
+        while !done && perf_now() - start < super::sim::FRAME_BUDGET_MS {
+            done = run.advance(Self::REMEDY_SLICE);
+        }
+        let view = RemedyView {
+            name: run.name().to_string(),
+            checkpoint: self.remedy_view.as_ref().and_then(|v| v.checkpoint),
+            progress: run.progress(),
+            outcome: run.outcome().cloned(),
+        };
+        self.remedy_view = Some(Rc::new(view));
+        if done {
+            self.remedy = None;
+        } else {
+            self.request_frame(ctx);
+        }
+        true
+    }
+
     fn seek_frame(&mut self, ctx: &Context<Self>) -> bool {
         let Some(t) = self.pending_seek else {
             return false;

@@ -29,6 +29,9 @@ pub enum Command {
     Apply(Action),
     SelectTask(Option<usize>),
     SelectCheckpoint(Option<u64>),
+    /// Start the remedy experiment `name` for checkpoint `id` (`scenario::remedies`), or
+    /// cancel / close the one shown (`None`).
+    Remedy(Option<(String, u64)>),
     LoadPreset(String),
     /// Re-run the guide's preset with one of its tries (`None`: the preset itself).
     Try(Option<usize>),

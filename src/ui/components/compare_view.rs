@@ -16,6 +16,16 @@
 //! (records replayed per failure, labelled with the restored checkpoint and its age);
 //! each series is a `<g data-series="a|b">`. `compare-summary` is a table of
 //! medians and totals ([`Figures`]). Pure function of the snapshots it is given.
+//!
+//! [`RemedyComparison`] (`data-testid="remedy-result"`, `data-remedy`, `data-state`
+//! `running|done|failed`) shows one remedy experiment of the diagnosis panel
+//! (`scenario::remedies::RemedyRun`, computed there): while it runs a progress bar
+//! (`remedy-progress`, `data-progress` in [0, 1]) and a cancel button (`remedy-cancel`,
+//! [`Command::Remedy`]`(None)`); then the effect on the picked checkpoint — its text
+//! (`remedy-effect`, the CLI's `remedies` line word for word) and a table
+//! (`remedy-effect-table`, one row per figure with `data-figure`, `data-before`,
+//! `data-after`) — how Flink applies the remedy (`remedy-flink`), and the whole-run
+//! figures as in the comparison's summary (`remedy-summary`).
 
 use std::rc::Rc;
 
@@ -24,6 +34,7 @@ use yew::prelude::*;
 use crate::engine::report::{CheckpointReport, Report};
 use crate::engine::time::Micros;
 use crate::scenario::compare::{Comparison, Figures, Mode};
+use crate::scenario::remedies::Outcome;
 use crate::ui::command::Command;
 use crate::ui::format;
 use crate::ui::layout::Layout;
@@ -266,8 +277,29 @@ fn replay_chart(props: &CompareViewProps) -> Html {
 
 fn summary(props: &CompareViewProps) -> Html {
     let (fa, fb) = (Figures::of(&props.a.report), Figures::of(&props.b.report));
-    let opt_b = |v: Option<u64>| v.map(format::bytes).unwrap_or_else(|| "–".into());
     let sinks = !props.a.report.sinks.is_empty();
+    let head = |side: &str, m: &Mode| html! { <><i class={mode_class(m)}></i>{ format!("{side} · {}", m.short()) }</> };
+    figures_table(
+        "compare-summary",
+        head("A", &props.a.mode),
+        head("B", &props.b.mode),
+        &fa,
+        &fb,
+        sinks,
+    )
+}
+
+/// Two runs' [`Figures`] side by side (`testid` on the table): the comparison's summary
+/// and a remedy's whole-run figures.
+fn figures_table(
+    testid: &'static str,
+    head_a: Html,
+    head_b: Html,
+    fa: &Figures,
+    fb: &Figures,
+    sinks: bool,
+) -> Html {
+    let opt_b = |v: Option<u64>| v.map(format::bytes).unwrap_or_else(|| "–".into());
     let mut rows: Vec<(&str, String, String)> = vec![
         (
             "Median end-to-end duration",
@@ -308,12 +340,12 @@ fn summary(props: &CompareViewProps) -> Html {
         ));
     }
     html! {
-        <table class="compare-summary" data-testid="compare-summary">
+        <table class="compare-summary" data-testid={testid}>
             <thead>
                 <tr>
                     <th scope="col"></th>
-                    <th scope="col"><i class={mode_class(&props.a.mode)}></i>{ format!("A · {}", props.a.mode.short()) }</th>
-                    <th scope="col"><i class={mode_class(&props.b.mode)}></i>{ format!("B · {}", props.b.mode.short()) }</th>
+                    <th scope="col">{ head_a }</th>
+                    <th scope="col">{ head_b }</th>
                 </tr>
             </thead>
             <tbody>
@@ -464,5 +496,114 @@ fn frame(
                 { body }
             </svg>
         </figure>
+    }
+}
+
+/// One remedy experiment as the diagnosis panel shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RemedyView {
+    pub name: String,
+    pub checkpoint: Option<u64>,
+    pub progress: f64,
+    pub outcome: Option<Result<Outcome, String>>,
+}
+
+#[derive(Properties, PartialEq)]
+pub struct RemedyComparisonProps {
+    pub view: Rc<RemedyView>,
+    pub on_command: Callback<Command>,
+    /// Whether the run has sinks (their row shows).
+    #[prop_or_default]
+    pub sinks: bool,
+}
+
+fn opt(v: Option<f64>) -> String {
+    v.map(|x| format!("{x}")).unwrap_or_default()
+}
+
+#[function_component(RemedyComparison)]
+pub fn remedy_comparison(props: &RemedyComparisonProps) -> Html {
+    let v = &props.view;
+    let cancel = {
+        let cb = props.on_command.clone();
+        Callback::from(move |_| cb.emit(Command::Remedy(None)))
+    };
+    let body = match &v.outcome {
+        None => {
+            let pct = (v.progress * 100.0).clamp(0.0, 100.0);
+            html! {
+                <div class="remedy-running">
+                    <progress data-testid="remedy-progress" data-progress={format!("{:.3}", v.progress)}
+                        max="100" value={format!("{pct:.0}")}></progress>
+                    <span class="muted">{ format!("re-running from t = 0: as is, then with the remedy ({pct:.0} %)") }</span>
+                    <button class="btn" data-testid="remedy-cancel" onclick={cancel}>{ "Cancel" }</button>
+                </div>
+            }
+        }
+        Some(Err(why)) => html! { <p class="error" data-testid="remedy-error">{ why.clone() }</p> },
+        Some(Ok(o)) => {
+            let table = o.effect.as_ref().map(|e| {
+                let a = e.after.as_ref();
+                let rows: Vec<(&str, &str, String, String, String, String)> = vec![
+                    ("end_to_end_ms", "end to end",
+                        format::opt_ms(e.before.end_to_end_ms), a.map_or("–".into(), |a| format::opt_ms(a.end_to_end_ms)),
+                        opt(e.before.end_to_end_ms), opt(a.and_then(|a| a.end_to_end_ms))),
+                    ("start_delay_ms", "start delay",
+                        format::ms(e.before.start_delay_ms), a.map_or("–".into(), |a| format::ms(a.start_delay_ms)),
+                        format!("{}", e.before.start_delay_ms), opt(a.map(|a| a.start_delay_ms))),
+                    ("alignment_ms", "alignment",
+                        format::ms(e.before.alignment_ms), a.map_or("–".into(), |a| format::ms(a.alignment_ms)),
+                        format!("{}", e.before.alignment_ms), opt(a.map(|a| a.alignment_ms))),
+                    ("persisted_inflight_bytes", "persisted in-flight",
+                        format::bytes(e.before.persisted_inflight_bytes), a.map_or("–".into(), |a| format::bytes(a.persisted_inflight_bytes)),
+                        e.before.persisted_inflight_bytes.to_string(), a.map(|a| a.persisted_inflight_bytes.to_string()).unwrap_or_default()),
+                    ("replay_ms", "replay on failure",
+                        format::ms(e.replay_before_ms), format::ms(e.replay_after_ms),
+                        format!("{}", e.replay_before_ms), format!("{}", e.replay_after_ms)),
+                ];
+                html! {
+                    <>
+                    <p class="remedy-effect" data-testid="remedy-effect">{ e.text.clone() }</p>
+                    <table class="compare-summary" data-testid="remedy-effect-table">
+                        <thead><tr>
+                            <th scope="col">{ format!("checkpoint {}", e.before.id) }</th>
+                            <th scope="col">{ "as is" }</th>
+                            <th scope="col">{ match a { Some(a) => format!("with the remedy (checkpoint {})", a.id), None => "with the remedy".to_string() } }</th>
+                        </tr></thead>
+                        <tbody>
+                            { for rows.into_iter().map(|(key, name, b, a, raw_b, raw_a)| html! {
+                                <tr data-figure={key} data-before={raw_b} data-after={raw_a}>
+                                    <th scope="row">{ name }</th><td>{ b }</td><td>{ a }</td>
+                                </tr>
+                            }) }
+                        </tbody>
+                    </table>
+                    <p class="muted">{ format!("A failure at {} (just before checkpoint {} completed as is) would replay the input since the newest completed checkpoint's trigger.", format::ms(e.failure_at_ms), e.before.id) }</p>
+                    </>
+                }
+            });
+            html! {
+                <>
+                { table.unwrap_or_else(|| html! { <p class="muted">{ "No checkpoint to compare." }</p> }) }
+                <p class="muted" data-testid="remedy-flink">{ format!("In Flink: {}. Here the remedy applies from t = 0 and both runs are re-run with the same seed; switching it on inside the running job would be a Flink fiction.", o.in_flink) }</p>
+                { figures_table("remedy-summary", html! { "whole run as is" }, html! { "whole run with the remedy" }, &o.base, &o.figures, props.sinks) }
+                </>
+            }
+        }
+    };
+    let state = match &v.outcome {
+        None => "running",
+        Some(Ok(_)) => "done",
+        Some(Err(_)) => "failed",
+    };
+    let label = match &v.outcome {
+        Some(Ok(o)) => o.remedy.label.clone(),
+        _ => v.name.replace('_', " "),
+    };
+    html! {
+        <div class="remedy-result" data-testid="remedy-result" data-remedy={v.name.clone()} data-state={state}>
+            <h4 class="diag-h">{ format!("Remedy: {label}") }</h4>
+            { body }
+        </div>
     }
 }

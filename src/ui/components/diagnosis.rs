@@ -9,20 +9,113 @@
 //! marked `data-straggler="true"`), its operator rollup (`diagnosis-operators`), the
 //! bottleneck (`diagnosis-bottleneck`) with Flink's metrics per subtask
 //! (`diagnosis-metrics`), and for a pending checkpoint the barrier tree
-//! (`diagnosis-tree`). The only state is the pin and the sort order.
+//! (`diagnosis-tree`). The per-window split of backpressure into soft and hard
+//! (`diagnosis-windows`: the report's `metrics_windows` for the 5 s window holding the
+//! picked checkpoint's trigger, one row per subtask with `data-subtask`, `data-soft`,
+//! `data-hard`). Remedies (`diagnosis-remedies`): one button per remedy
+//! (`remedy-<name>`, [`Command::Remedy`]) for the picked checkpoint, and the running or
+//! finished experiment below them ([`RemedyComparison`]). The only state is the pin and
+//! the sort order.
 
 use std::rc::Rc;
 
 use yew::prelude::*;
 
 use crate::engine::report::{CheckpointReport, Report};
+use crate::scenario::remedies::NAMES;
+use crate::ui::command::Command;
 use crate::ui::format;
 
+use super::compare_view::{RemedyComparison, RemedyView};
 use super::panel::Panel;
 
 #[derive(Properties, PartialEq)]
 pub struct DiagnosisProps {
     pub report: Rc<Report>,
+    /// The remedy experiment running or shown.
+    #[prop_or_default]
+    pub remedy: Option<Rc<RemedyView>>,
+    #[prop_or_default]
+    pub on_command: Callback<Command>,
+}
+
+fn remedy_label(name: &str) -> &'static str {
+    match name {
+        "unaligned" => "Unaligned checkpoints",
+        "alignment_timeout" => "Alignment timeout 200 ms",
+        "debloating" => "Buffer debloating",
+        "fewer_buffers" => "Fewer buffers",
+        "overdraft" => "Overdraft buffers",
+        "parallelism" => "Parallelism ×2 at the bottleneck",
+        _ => "",
+    }
+}
+
+fn remedies_view(
+    c: &CheckpointReport,
+    remedy: Option<&Rc<RemedyView>>,
+    on_command: &Callback<Command>,
+    sinks: bool,
+) -> Html {
+    let running = remedy.is_some_and(|r| r.outcome.is_none());
+    html! {
+        <div class="diag-remedies" data-testid="diagnosis-remedies">
+            <h3 class="diag-h">{ format!("Remedies, measured on checkpoint {}", c.id) }</h3>
+            <p class="muted">{ "Each button re-runs this scenario from t = 0 with one change and compares this checkpoint's window. In Flink none of these changes a running job: they are job or TaskManager configuration, and a new parallelism is a rescale (a restart from a checkpoint or savepoint)." }</p>
+            <div class="diag-remedy-buttons">
+                { for NAMES.iter().map(|&name| {
+                    let cb = on_command.clone();
+                    let id = c.id;
+                    let active = remedy.is_some_and(|r| r.name == name && r.checkpoint == Some(id));
+                    html! {
+                        <button class={classes!("btn", active.then_some("active"))} data-testid={format!("remedy-{name}")}
+                            disabled={running} aria-pressed={active.to_string()}
+                            onclick={Callback::from(move |_| cb.emit(Command::Remedy(Some((name.to_string(), id)))))}>
+                            { remedy_label(name) }</button>
+                    }
+                }) }
+            </div>
+            if let Some(r) = remedy {
+                <RemedyComparison view={r.clone()} on_command={on_command.clone()} sinks={sinks} />
+            }
+        </div>
+    }
+}
+
+/// The soft / hard backpressure split per subtask in the 5 s window holding `at_ms`
+/// (the newest window when none holds it).
+fn windows_table(report: &Report, at_ms: f64) -> Html {
+    let w = report
+        .metrics_windows
+        .iter()
+        .find(|w| (w.from_ms as f64) <= at_ms && at_ms < w.to_ms as f64)
+        .or(report.metrics_windows.last());
+    let Some(w) = w else {
+        return html! {};
+    };
+    html! {
+        <>
+        <h3 class="diag-h">{ format!("Backpressure, soft and hard, {} – {}", format::ms(w.from_ms as f64), format::ms(w.to_ms as f64)) }</h3>
+        <p class="muted">{ "Soft (softBackPressuredTimeMsPerSecond): the task waits for output in its mailbox and still runs mails — a trigger, an unaligned barrier. Hard (hardBackPressuredTimeMsPerSecond): the task thread is blocked in a buffer request and runs nothing." }</p>
+        <div class="diag-scroll">
+        <table class="table diag-windows" data-testid="diagnosis-windows" data-from={w.from_ms.to_string()} data-to={w.to_ms.to_string()}>
+            <thead><tr><th>{ "subtask" }</th><th>{ "busy" }</th><th>{ "soft" }</th><th>{ "hard" }</th><th>{ "idle" }</th></tr></thead>
+            <tbody>
+                { for w.subtasks.iter().map(|m| html! {
+                    <tr data-subtask={m.subtask.clone()} data-soft={m.softBackPressuredTimeMsPerSecond.to_string()}
+                        data-hard={m.hardBackPressuredTimeMsPerSecond.to_string()}>
+                        <td>{ m.subtask.clone() }</td>
+                        <td>{ format!("{:.0}", m.busyTimeMsPerSecond) }</td>
+                        <td>{ format!("{:.0}", m.softBackPressuredTimeMsPerSecond) }</td>
+                        <td>{ format!("{:.0}", m.hardBackPressuredTimeMsPerSecond) }</td>
+                        <td>{ format!("{:.0}", m.idleTimeMsPerSecond) }</td>
+                    </tr>
+                }) }
+            </tbody>
+        </table>
+        </div>
+        </>
+    }
 }
 
 const STRIP: usize = 30;
@@ -89,12 +182,20 @@ pub fn diagnosis_panel(props: &DiagnosisProps) -> Html {
         }),
     };
     let b = &report.bottleneck;
+    let sinks = !report.sinks.is_empty();
+    let remedies = picked
+        .filter(|c| c.status != "in_progress")
+        .map(|c| remedies_view(c, props.remedy.as_ref(), &props.on_command, sinks))
+        .unwrap_or_default();
+    let windows = windows_table(report, picked.map_or(now_ms, |c| c.trigger_ms));
     html! {
         <Panel id="diagnosis" title="Why is this checkpoint slow?" testid="diagnosis" class="area-diagnosis"
             description="The critical path of a checkpoint, the bottleneck as Flink's docs find it, and Flink's task metrics per subtask"
             actions={actions}>
             { strip }
             { body }
+            { remedies }
+            { windows }
             <h3 class="diag-h">{ "Bottleneck (last 5 s)" }</h3>
             <p data-testid="diagnosis-bottleneck" data-subtask={b.subtask.clone().unwrap_or_default()}>{ b.text.clone() }</p>
             { metrics_table(report) }
