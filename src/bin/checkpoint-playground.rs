@@ -40,7 +40,10 @@ USAGE:
                                                         run the scenario in a playground link
                                                         (a link ending in &t=31s stops there,
                                                         as the playground opens it)
-  checkpoint-playground remedies SCENARIO.json|--preset NAME [--checkpoint N] [--json]   re-run with each remedy from t = 0: figures side by side and the effect on checkpoint N (default: the slowest)
+  checkpoint-playground remedies SCENARIO.json|--preset NAME [--checkpoint N] [--json]
+                                                        re-run with each remedy from t = 0:
+                                                        figures side by side, and the effect
+                                                        on checkpoint N (default: the slowest)
   checkpoint-playground link SCENARIO.json|-            print the link fragment (#z2:...)
   checkpoint-playground link --preset NAME              ... of a preset
   checkpoint-playground plan SCENARIO.json|- [--json] [--set KEY=VALUE]
