@@ -378,7 +378,7 @@ impl RemedyRun {
             }
             return false;
         };
-        let Some((_, e, end)) = &mut self.with else {
+        let Some((remedy, e, end)) = &mut self.with else {
             let bottleneck = base.bottleneck.operator.clone();
             let found = remedies(&self.doc, bottleneck.as_deref())
                 .into_iter()
@@ -401,7 +401,6 @@ impl RemedyRun {
         e.run_until(t);
         if t >= *end || e.is_done() {
             let with = e.report();
-            let (remedy, _, _) = self.with.as_ref().expect("the remedy run");
             let checkpoint = self.checkpoint.or_else(|| slowest_checkpoint(base));
             self.outcome = Some(Ok(Outcome {
                 in_flink: how_in_flink(&remedy.name).into(),
@@ -422,8 +421,12 @@ impl RemedyRun {
 
     /// Runs to the end at once (the CLI, tests).
     pub fn finish(mut self) -> Result<Outcome, String> {
-        while !self.advance(1_000_000) {}
-        self.outcome.expect("advance ended with an outcome")
+        loop {
+            self.advance(1_000_000);
+            if let Some(outcome) = self.outcome.take() {
+                return outcome;
+            }
+        }
     }
 }
 
