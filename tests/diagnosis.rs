@@ -444,3 +444,29 @@ fn soft_and_hard_backpressure_are_split_per_window() {
         "{m:?} / {src:?}"
     );
 }
+
+#[test]
+fn the_ui_document_of_a_run_gives_the_cli_remedy_figures() {
+    // The UI re-runs the document exported from the running engine's spec (recorded
+    // actions included); for a run without actions it must measure what the CLI does.
+    use checkpoint_playground::scenario::file::export_document;
+    use checkpoint_playground::scenario::remedies::{RemedyRun, NAMES};
+    let doc = parse_json(&slow_sink_job().to_string()).unwrap();
+    let exported = export_document(&to_spec(&doc).unwrap(), None);
+    for name in NAMES {
+        let a = RemedyRun::new(&doc, name, Some(1))
+            .unwrap()
+            .finish()
+            .unwrap();
+        let b = RemedyRun::new(&exported, name, Some(1))
+            .unwrap()
+            .finish()
+            .unwrap();
+        assert_eq!(a.effect, b.effect, "{name}");
+        // The UI advances in 20 ms slices of virtual time: the run does not depend on them.
+        let mut sliced = RemedyRun::new(&exported, name, Some(1)).unwrap();
+        while !sliced.advance(20_000) {}
+        let c = sliced.outcome().unwrap().clone().unwrap();
+        assert_eq!(a.effect, c.effect, "{name} in 20 ms slices");
+    }
+}

@@ -42,8 +42,11 @@ impl Engine {
             self.debloat_scheduled_epoch = None;
             return;
         }
-        let m = &self.tasks[t].metrics;
-        let active = m.busy + m.soft_backpressured + m.hard_backpressured;
+        // The non-idle time up to now, the running activity included: the booked counters
+        // alone lag by whatever the host's `run_until` slicing left open, which made
+        // debloated runs depend on the slicing (the UI's 20 ms slices against the CLI's).
+        let (busy, soft, hard, _) = self.tasks[t].activity_until(self.now);
+        let active = busy + soft + hard;
         let last_active = std::mem::replace(&mut self.tasks[t].debloat_mark, active);
         let non_idle = active.saturating_sub(last_active).max(1);
         let alpha = 2.0 / (self.config.debloat_samples as f64 + 1.0);
