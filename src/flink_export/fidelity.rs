@@ -18,16 +18,16 @@ pub fn mechanism(figure: &str, mode: &str) -> &'static str {
     let uc = mode.contains("unaligned");
     match figure {
         "median persisted in-flight B" => {
-            "channel kinds and buffer counts: the MiniCluster's channels are all local (LocalInputChannel: no exclusive or floating receiver buffers, no credit), the simulator's all remote with 2 exclusive + 8 floating per gate and its 4 kb presets' segments; Flink 2.3 also fixes 20 overdraft buffers per gate (issue 13)"
+            "buffer sizes and counts: both runs place tasks alike (the export starts the plan's TaskManagers and slots, so the same channels are local), but the presets' 4 kb segments and exclusive/floating counts are knobs Flink 2.3 fixes (32 kb segments unless debloated, 20 overdraft buffers per gate), and what a barrier overtakes is whatever the queues hold at that instant, which moves run to run in Flink (see the load)"
         }
         "median end-to-end ms" | "max end-to-end ms" if uc => {
             "real checkpoint I/O and RPC: Flink writes state and channel state to the local disk and acknowledges over in-JVM RPC on a loaded 2-core machine, the simulator charges playground.storage.* / playground.rpc.latency constants"
         }
         "median end-to-end ms" | "max end-to-end ms" | "median alignment ms" | "max alignment ms" => {
-            "the in-flight data a barrier queues behind: operator chaining (a chained edge has no buffers) and local channels (no receiver buffers) in Flink, none of either in the simulator; segment size and overdraft buffers differ too (issue 13)"
+            "the time to drain the in-flight data a barrier queues behind: both runs chain and use local channels where the plan says so, but Flink drains with serialization, JIT and GC on 2 shared cores (its figure moves with the load above) and its queues hold buffers of a size and count the presets' knobs do not set in Flink 2.3 (segments, overdraft)"
         }
         "median start delay ms" => {
-            "barrier travel: through chained tasks and local channels in Flink (no network hop, no receiver queue), through remote channels with playground.network.latency per hop in the simulator"
+            "the trigger and barrier waiting for the task thread: in Flink the record in progress, mailbox scheduling, JIT and GC on 2 shared cores and loopback TCP between TaskManagers; in the simulator the next mail and playground.network.latency per remote hop"
         }
         "median checkpointed size B" => {
             "state encoding: the simulator counts playground.state.bytes-per-key per key and a fixed size per source split; Flink serializes the HashMap backend's key groups, the sources' split state and the sink's committables, plus metadata"
