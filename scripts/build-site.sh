@@ -15,7 +15,7 @@
 # WASM_OPT_LEVEL (default -O). Measured at 20:33-21:05 on Dec 1 under a load average of
 # 11-19 (README, "The release site"): release + -O 2,336,415 B raw / 845,975 gzip /
 # 625,548 brotli for the wasm; site + -Oz 1,638,227 / 640,439 / 500,181, but the engine
-# in wasm fell to ~29 % of native (scripts/bench-wasm.sh with the same two settings),
+# in wasm fell to ~25-30 % of native (scripts/bench-wasm.sh with the same two settings),
 # so the default stays release.
 set -euo pipefail
 # shellcheck source=scripts/common.sh
