@@ -11,12 +11,12 @@
 #   dist/style.css, favicon.svg  copied from www/static/
 #   dist/**/*.gz, *.br           precompressed copies of the files above
 #
-# Environment: CARGO_PROFILE (default release), WASM_OPT_LEVEL (default -O).
-# Measured on the full playground (Dec 1, raw / gzip of the .wasm): opt-level 3 +
-# wasm-opt -O 2,085,397 / 756,215 B; opt-level "z" for the whole crate + -Oz
-# 1,481,495 / 581,006 B (-O: 1,507,720 / 580,976), at a cost to the engine's wasm
-# speed not measured yet, so the release profile is used as it is (README, "The
-# release site", says what the bytes are).
+# Environment: CARGO_PROFILE (default release; `site` is release at opt-level "z"),
+# WASM_OPT_LEVEL (default -O). Measured at 20:33-21:05 on Dec 1 under a load average of
+# 11-19 (README, "The release site"): release + -O 2,336,415 B raw / 845,975 gzip /
+# 625,548 brotli for the wasm; site + -Oz 1,638,227 / 640,439 / 500,181, but the engine
+# in wasm fell to ~25-30 % of native (scripts/bench-wasm.sh with the same two settings),
+# so the default stays release.
 set -euo pipefail
 # shellcheck source=scripts/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
