@@ -303,14 +303,20 @@ impl Engine {
         self.schedule(written, Ev::StateWritten(t, id));
         let name = self.tasks[t].name.clone();
         let mode = if switched { "unaligned" } else { "aligned" };
-        let mut args = vec![text(id), text(name), Arg::Word(mode), text(bytes(state_bytes))];
+        let mut args = vec![
+            text(id),
+            text(name),
+            Arg::Word(mode),
+            text(bytes(state_bytes)),
+        ];
         let code = if output_captured > 0 {
             args.push(text(output_captured));
             "checkpoint {0}: {1} took its {2} snapshot ({3} state); barrier overtook {4} output buffers (captured as channel state)"
         } else {
             "checkpoint {0}: {1} took its {2} snapshot ({3} state)"
         };
-        self.log.push_msg(now, LogKind::Snapshot, Msg::new(code, args));
+        self.log
+            .push_msg(now, LogKind::Snapshot, Msg::new(code, args));
     }
 
     /// Captures the data queued behind the unaligned barrier at the head of channel `c`

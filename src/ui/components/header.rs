@@ -43,7 +43,13 @@ type PresetEntry = (&'static str, String);
 fn preset_groups() -> Vec<(String, Vec<PresetEntry>)> {
     let mut groups: Vec<(Option<u32>, String, Vec<PresetEntry>)> = SECTIONS
         .iter()
-        .map(|(n, t)| (Some(*n), format!("§{n} {}", crate::ui::i18n::t_dyn(t)), vec![]))
+        .map(|(n, t)| {
+            (
+                Some(*n),
+                format!("§{n} {}", crate::ui::i18n::t_dyn(t)),
+                vec![],
+            )
+        })
         .collect();
     groups.push((None, t("Baselines").to_string(), vec![]));
     for name in scenario::preset_names() {

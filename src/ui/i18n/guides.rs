@@ -44,8 +44,14 @@ pub struct TryZh {
 
 /// (preset, its translation's JSON).
 pub const FILES: &[(&str, &str)] = &[
-    ("backpressure", include_str!("../../../presets/i18n/zh/backpressure.json")),
-    ("two-phases", include_str!("../../../presets/i18n/zh/two-phases.json")),
+    (
+        "backpressure",
+        include_str!("../../../presets/i18n/zh/backpressure.json"),
+    ),
+    (
+        "two-phases",
+        include_str!("../../../presets/i18n/zh/two-phases.json"),
+    ),
 ];
 
 thread_local! {

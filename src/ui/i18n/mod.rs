@@ -125,13 +125,19 @@ pub fn t(key: &'static str) -> &'static str {
 pub fn t_dyn(text: &str) -> String {
     match current() {
         Lang::En => text.to_string(),
-        Lang::Zh => ZH.with(|m| m.get(text).map(|s| s.to_string()).unwrap_or_else(|| text.into())),
+        Lang::Zh => ZH.with(|m| {
+            m.get(text)
+                .map(|s| s.to_string())
+                .unwrap_or_else(|| text.into())
+        }),
     }
 }
 
 /// Fills `{0}`, `{1}`, … of `template` with `args`.
 pub fn fill(template: &str, args: &[&dyn Display]) -> String {
-    crate::engine::log::fill(template, |i| args.get(i).map(|a| a.to_string()).unwrap_or_default())
+    crate::engine::log::fill(template, |i| {
+        args.get(i).map(|a| a.to_string()).unwrap_or_default()
+    })
 }
 
 /// `key` (a template with `{0}`, `{1}`, …) in the current language, filled with `args`.

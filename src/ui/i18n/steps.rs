@@ -64,14 +64,21 @@ impl StepLine {
 
 /// The line's text in `lang`, after its virtual time (`12.345s  …`).
 pub fn render(line: &StepLine, lang: Lang) -> String {
-    let body = match (&line.msg, lang) {
+    format!("{:.3}s  {}", line.at as f64 / 1e6, render_body(line, lang))
+}
+
+/// The line's text in `lang`.
+pub fn render_body(line: &StepLine, lang: Lang) -> String {
+    match (&line.msg, lang) {
         (Some(msg), Lang::Zh) => {
             let args: Vec<String> = msg
                 .args
                 .iter()
                 .enumerate()
                 .map(|(i, a)| match a {
-                    Arg::Text(_) if i == 0 && !line.tasks.is_empty() => task_list(lang, &line.tasks),
+                    Arg::Text(_) if i == 0 && !line.tasks.is_empty() => {
+                        task_list(lang, &line.tasks)
+                    }
                     Arg::Text(s) => s.clone(),
                     Arg::Word(w) => t_in(lang, w).to_string(),
                 })
@@ -81,6 +88,5 @@ pub fn render(line: &StepLine, lang: Lang) -> String {
             })
         }
         _ => line.text.clone(),
-    };
-    format!("{:.3}s  {body}", line.at as f64 / 1e6)
+    }
 }

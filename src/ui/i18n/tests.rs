@@ -126,7 +126,10 @@ fn every_engine_message_code_has_chinese() {
     let codes = engine_codes();
     assert!(codes.len() >= 8, "found {} codes", codes.len());
     for code in codes {
-        assert!(zh.contains(code.as_str()), "engine code without Chinese: {code:?}");
+        assert!(
+            zh.contains(code.as_str()),
+            "engine code without Chinese: {code:?}"
+        );
     }
 }
 
@@ -171,7 +174,11 @@ fn steps_of(preset: &str) -> usize {
                 let line = steps::StepLine::logged(e.at, e.text.clone(), Some(msg.clone()));
                 let zh = steps::render(&line, Lang::Zh);
                 assert!(!zh.contains('{'), "{preset}: {zh}");
-                assert_ne!(zh, steps::render(&line, Lang::En), "{preset}: not translated");
+                assert_ne!(
+                    zh,
+                    steps::render(&line, Lang::En),
+                    "{preset}: not translated"
+                );
             }
         }
         seen = total;
@@ -198,7 +205,10 @@ fn phase_stops_name_their_subtasks_in_both_languages() {
         "1.500s  sync phase: parse (1/2) (checkpoint 3), parse (2/2) (checkpoint 3) takes its synchronous snapshot (the task thread is held; barriers go to the outputs)"
     );
     let zh = steps::render(&line, Lang::Zh);
-    assert!(zh.starts_with("1.500s  同步阶段：parse (1/2)（检查点 3）、parse (2/2)（检查点 3）"), "{zh}");
+    assert!(
+        zh.starts_with("1.500s  同步阶段：parse (1/2)（检查点 3）、parse (2/2)（检查点 3）"),
+        "{zh}"
+    );
 }
 
 #[test]
@@ -213,11 +223,19 @@ fn guide_translations_match_their_presets() {
         for (i, (tz, t)) in zh.tries.iter().zip(&g.tries).enumerate() {
             assert_eq!(tz.expect.len(), t.expect.len(), "{name}: try[{i}].expect");
         }
-        assert_eq!(zh.description.is_some(), doc.description.is_some(), "{name}: description");
+        assert_eq!(
+            zh.description.is_some(),
+            doc.description.is_some(),
+            "{name}: description"
+        );
         let translated = guides::translate(g, &zh);
         assert_eq!(translated.expect.len(), g.expect.len());
         for (a, b) in translated.expect.iter().zip(&g.expect) {
-            assert_eq!((a.metric, a.min, a.max), (b.metric, b.min, b.max), "{name}: figures untouched");
+            assert_eq!(
+                (a.metric, a.min, a.max),
+                (b.metric, b.min, b.max),
+                "{name}: figures untouched"
+            );
         }
     }
 }
