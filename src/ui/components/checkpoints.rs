@@ -239,11 +239,11 @@ fn timeline(c: &CheckpointReport, now_ms: f64) -> Html {
     html! {
         <div class="phase-timeline" data-testid="checkpoint-timeline">
             <div class="phase-timeline-legend">
-                <span><i class="tl-delay"></i>{ "start delay" }</span>
-                <span><i class="tl-align"></i>{ "alignment" }</span>
-                <span><i class="tl-sync"></i>{ "sync phase" }</span>
-                <span><i class="tl-async"></i>{ "async phase (state + in-flight data written)" }</span>
-                <span><i class="tl-ack-i"></i>{ "acknowledged" }</span>
+                <span><i class="tl-delay"></i>{ i18n::t("start delay") }</span>
+                <span><i class="tl-align"></i>{ i18n::t("alignment") }</span>
+                <span><i class="tl-sync"></i>{ i18n::t("sync phase") }</span>
+                <span><i class="tl-async"></i>{ i18n::t("async phase (state + in-flight data written)") }</span>
+                <span><i class="tl-ack-i"></i>{ i18n::t("acknowledged") }</span>
             </div>
             <svg viewBox={format!("0 0 {width} {height:.1}")} width="100%" preserveAspectRatio="xMinYMin meet" class="phase-timeline-svg">
                 <line class="ph-axis" x1={format!("{label_w}")} x2={format!("{:.1}", label_w + plot_w)} y1={format!("{axis_y:.1}")} y2={format!("{axis_y:.1}")} />

@@ -310,4 +310,8 @@ pub const ZH: &[(&str, &str)] = &[
     ("Persisted in-flight data per checkpoint", "每个检查点持久化的在途数据"),
     ("Checkpoint end-to-end duration", "检查点端到端耗时"),
     ("timed out → unaligned", "超时 → 非对齐"),
+    ("start delay", "启动延迟"),
+    ("alignment", "对齐"),
+    ("sync phase", "同步阶段"),
+    ("async phase (state + in-flight data written)", "异步阶段（写出状态和在途数据）"),
 ];
