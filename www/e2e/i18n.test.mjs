@@ -49,7 +49,7 @@ const ALLOW = [
   'RUNNING', 'RESTARTING', 'FINISHED', 'FAILED', 'CANCELED', 'INITIALIZING', 'FINISHING', 'HIGH', 'LOW', 'OK',
   'EXACTLY_ONCE', 'AT_LEAST_ONCE', 'exactly-once', 'credit', 'barrier', 'keyed', 'count', 'flat_map', 'parse', 'src',
   'window', 'map', 'filter', 'explode', 'agg', 'sum', 'key', 'jobmanager',
-  'exactly', 'once', 'true', 'false', 'recoveries', 'Web', 'orders', 'clicks', 'keyed_aggregate', 'out',
+  'Writer', 'Committer', 'exactly', 'once', 'true', 'false', 'recoveries', 'Web', 'orders', 'clicks', 'keyed_aggregate', 'out',
   'sync_ms', 'async_ms', 'fps', 'p50', 'p90', 'p99', 'p95', 'kb', 'mb', 'ms', 'µs', 'us', 'ID',
 ];
 
@@ -68,6 +68,7 @@ async function leftovers(page, testid) {
     return t;
   });
   return text
+    .replace(/Checkpoint Playground|Apache Flink/g, ' ')
     .replace(/[a-z]+(\.[a-z0-9-]+)+/gi, ' ') // config keys, file names
     .replace(/\b(median|max|min|p\d+)_[a-z_]+\b/g, ' ') // metric names
     .replace(/\b[A-Za-z0-9_]*\(\d+\/\d+\)/g, ' ')
