@@ -21,6 +21,7 @@ pub mod ui;
 pub mod ui {
     pub mod chart_export;
     pub mod format;
+    pub mod i18n;
 }
 
 /// Starts the playground in the current page: mounts the Yew app into `#app`.

@@ -10,7 +10,7 @@
 
 use super::channel_state::{file_complete, write_time, SharerState};
 use super::config::BarrierKind;
-use super::log::{bytes, LogKind};
+use super::log::{bytes, text, Arg, LogKind, Msg};
 use super::network::{Barrier, Buffer, Event, Item, Persist};
 use super::record::Record;
 use super::runtime::{Engine, Ev};
@@ -303,21 +303,20 @@ impl Engine {
         self.schedule(written, Ev::StateWritten(t, id));
         let name = self.tasks[t].name.clone();
         let mode = if switched { "unaligned" } else { "aligned" };
-        let extra = if output_captured > 0 {
-            format!(
-                "; barrier overtook {output_captured} output buffers (captured as channel state)"
-            )
+        let mut args = vec![
+            text(id),
+            text(name),
+            Arg::Word(mode),
+            text(bytes(state_bytes)),
+        ];
+        let code = if output_captured > 0 {
+            args.push(text(output_captured));
+            "checkpoint {0}: {1} took its {2} snapshot ({3} state); barrier overtook {4} output buffers (captured as channel state)"
         } else {
-            String::new()
+            "checkpoint {0}: {1} took its {2} snapshot ({3} state)"
         };
-        self.log.push(
-            now,
-            LogKind::Snapshot,
-            format!(
-                "checkpoint {id}: {name} took its {mode} snapshot ({} state){extra}",
-                bytes(state_bytes)
-            ),
-        );
+        self.log
+            .push_msg(now, LogKind::Snapshot, Msg::new(code, args));
     }
 
     /// Captures the data queued behind the unaligned barrier at the head of channel `c`
@@ -436,10 +435,13 @@ impl Engine {
         }
         if converted > 0 {
             let name = self.tasks[t].name.clone();
-            self.log.push(
+            self.log.push_msg(
                 self.now,
                 LogKind::Barrier,
-                format!("checkpoint {id}: aligned-checkpoint timeout at {name}'s output: {converted} queued barriers turned unaligned, overtaking {captured} buffers"),
+                Msg::new(
+                    "checkpoint {0}: aligned-checkpoint timeout at {1}'s output: {2} queued barriers turned unaligned, overtaking {3} buffers",
+                    vec![text(id), text(name), text(converted), text(captured)],
+                ),
             );
         }
         self.maybe_ack(t, id);
@@ -547,13 +549,17 @@ impl Engine {
         cp.acked_at = Some(now);
         let (state_bytes, persisted) = (cp.state_bytes, cp.persisted_bytes);
         let name = self.tasks[t].name.clone();
-        self.log.push(
+        self.log.push_msg(
             now,
             LogKind::Checkpoint,
-            format!(
-                "{name} acknowledged checkpoint {id}: {} state, {} in-flight",
-                bytes(state_bytes),
-                bytes(persisted)
+            Msg::new(
+                "{0} acknowledged checkpoint {1}: {2} state, {3} in-flight",
+                vec![
+                    text(name),
+                    text(id),
+                    text(bytes(state_bytes)),
+                    text(bytes(persisted)),
+                ],
             ),
         );
         self.schedule(now + self.config.rpc_latency, Ev::Ack(t, id));
@@ -792,10 +798,13 @@ impl Engine {
             self.abort_subtask_checkpoint(t, id);
             self.broadcast_cancel(t, id);
             let name = self.tasks[t].name.clone();
-            self.log.push(
+            self.log.push_msg(
                 self.now,
                 LogKind::Checkpoint,
-                format!("{name} skips checkpoint {id}: it was notified as aborted; cancel marker sent downstream"),
+                Msg::new(
+                    "{0} skips checkpoint {1}: it was notified as aborted; cancel marker sent downstream",
+                    vec![text(name), text(id)],
+                ),
             );
             return;
         }

@@ -12,7 +12,7 @@
 //! unaligned checkpoint's input side, an abort (`abortCheckpointOnBarrier`).
 
 use super::barrier_handler::{Ctx, HandlerAction};
-use super::log::LogKind;
+use super::log::{text, LogKind, Msg};
 use super::network::{Barrier, Event, Item, Persist};
 use super::runtime::{Engine, Ev};
 use super::task::{Mail, TaskStatus};
@@ -197,15 +197,15 @@ impl Engine {
             };
         }
         let name = self.tasks[t].name.clone();
-        let why = if timed_out {
-            " (aligned-checkpoint timeout passed)"
+        let code = if timed_out {
+            "checkpoint {0}: unaligned barrier at {1} (aligned-checkpoint timeout passed): overtook {2} input buffers; sync phase starts"
         } else {
-            ""
+            "checkpoint {0}: unaligned barrier at {1}: overtook {2} input buffers; sync phase starts"
         };
-        self.log.push(
+        self.log.push_msg(
             self.now,
             LogKind::Barrier,
-            format!("checkpoint {id}: unaligned barrier at {name}{why}: overtook {overtaken} input buffers; sync phase starts"),
+            Msg::new(code, vec![text(id), text(name), text(overtaken)]),
         );
     }
 

@@ -34,6 +34,7 @@
 //! `handleTaskLevelCheckpointException` skip savepoints).
 
 use super::config::{BarrierKind, EngineConfig};
+use super::log::{text, Arg, Msg};
 use super::network::Barrier;
 use super::op_state::TaskState;
 use super::record::Record;
@@ -305,6 +306,8 @@ pub enum Command {
         reason: String,
     },
     Log(String),
+    /// A log text in its structured form (the checkpoint steps the playground translates).
+    LogMsg(super::log::Msg),
 }
 
 // ---------------------------------------------------------------------------- request decider
@@ -826,7 +829,10 @@ impl Coordinator {
                 at: now + config.checkpoint_timeout,
                 id,
             },
-            Command::Log(format!("{what} {id} triggered ({mode}) at {n} tasks")),
+            Command::LogMsg(Msg::new(
+                "{0} {1} triggered ({2}) at {3} tasks",
+                vec![Arg::Word(what), text(id), Arg::Word(mode), text(n)],
+            )),
         ]
     }
 

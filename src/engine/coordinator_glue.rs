@@ -7,7 +7,7 @@
 use super::coordinator::{
     Ack, ChannelKey, Command, PlanTask, SubtaskStats, TaskPhase, TriggerContext,
 };
-use super::log::{bytes, dur, LogKind};
+use super::log::{bytes, dur, text, Arg, LogKind, Msg};
 use super::network::Barrier;
 use super::record::Record;
 use super::runtime::{Engine, Ev};
@@ -56,6 +56,7 @@ impl Engine {
                 }
                 Command::FailJob { reason } => self.failover(None, reason),
                 Command::Log(text) => self.log.push(self.now, LogKind::Checkpoint, text),
+                Command::LogMsg(msg) => self.log.push_msg(self.now, LogKind::Checkpoint, msg),
             }
         }
     }
@@ -101,16 +102,20 @@ impl Engine {
             let e2e = s.end_to_end().unwrap_or(0);
             let (persisted, state, unaligned) =
                 (s.persisted_bytes(), s.state_bytes(), s.unaligned());
-            self.log.push(
+            self.log.push_msg(
                 self.now,
                 LogKind::Checkpoint,
-                format!(
-                    "{} {id} completed in {} ({}; {} state, {} in-flight data persisted in {files} channel-state files)",
-                    if s.savepoint.is_some() { "savepoint" } else { "checkpoint" },
-                    dur(e2e),
-                    if unaligned { "unaligned" } else { "aligned" },
-                    bytes(state),
-                    bytes(persisted)
+                Msg::new(
+                    "{0} {1} completed in {2} ({3}; {4} state, {5} in-flight data persisted in {6} channel-state files)",
+                    vec![
+                        Arg::Word(if s.savepoint.is_some() { "savepoint" } else { "checkpoint" }),
+                        text(id),
+                        text(dur(e2e)),
+                        Arg::Word(if unaligned { "unaligned" } else { "aligned" }),
+                        text(bytes(state)),
+                        text(bytes(persisted)),
+                        text(files),
+                    ],
                 ),
             );
         }

@@ -21,6 +21,72 @@ pub struct LogEntry {
     pub at: Micros,
     pub text: String,
     pub kind: LogKind,
+    /// The entry's structured form, where its producer gives one (the checkpoint steps):
+    /// `text` is exactly `msg.english()`, and the playground shows `msg` in the viewer's
+    /// language (`ui::i18n::steps`). Not hashed, not serialized: only `text` is the run.
+    #[serde(skip)]
+    pub msg: Option<Msg>,
+}
+
+/// An argument of a [`Msg`]: a value shown as it is (ids, names, durations, sizes) or an
+/// engine word the interface translates (`aligned`, `checkpoint`, …).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Arg {
+    Text(String),
+    Word(&'static str),
+}
+
+/// A log text as a code (its English template, `{0}`, `{1}`, … for the arguments) and
+/// its arguments, so the interface can show it in another language without parsing it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Msg {
+    pub code: &'static str,
+    pub args: Vec<Arg>,
+}
+
+impl Msg {
+    pub fn new(code: &'static str, args: Vec<Arg>) -> Msg {
+        Msg { code, args }
+    }
+
+    /// The English text: the code with its arguments filled in.
+    pub fn english(&self) -> String {
+        fill(self.code, |i| match self.args.get(i) {
+            Some(Arg::Text(s)) => s.clone(),
+            Some(Arg::Word(w)) => (*w).to_string(),
+            None => String::new(),
+        })
+    }
+}
+
+/// `Arg::Text` of anything displayable.
+pub fn text(v: impl std::fmt::Display) -> Arg {
+    Arg::Text(v.to_string())
+}
+
+/// Fills the placeholders `{0}`, `{1}`, … of `template` with `arg(i)`; other braces stay.
+pub fn fill(template: &str, arg: impl Fn(usize) -> String) -> String {
+    let mut out = String::with_capacity(template.len() + 16);
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        match after
+            .find('}')
+            .and_then(|close| after[..close].parse::<usize>().ok().map(|i| (i, close)))
+        {
+            Some((i, close)) => {
+                out.push_str(&arg(i));
+                rest = &after[close + 1..];
+            }
+            None => {
+                out.push('{');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -61,8 +127,21 @@ impl EventLog {
         if self.entries.len() == RING {
             self.entries.pop_front();
         }
-        self.entries.push_back(LogEntry { at, text, kind });
+        self.entries.push_back(LogEntry {
+            at,
+            text,
+            kind,
+            msg: None,
+        });
         self.total += 1;
+    }
+
+    /// Pushes `msg`'s English text (exactly as [`EventLog::push`] would) and keeps `msg`.
+    pub fn push_msg(&mut self, at: Micros, kind: LogKind, msg: Msg) {
+        self.push(at, kind, msg.english());
+        if let Some(last) = self.entries.back_mut() {
+            last.msg = Some(msg);
+        }
     }
 
     /// Folds a value into the hash without logging text (record-level steps).

@@ -84,6 +84,8 @@ use super::components::job_graph::JobGraphPanel;
 use super::components::settings::SettingsPanel;
 use super::components::sinks_recovery::SinksRecoveryPanel;
 use super::components::timeline::Timeline;
+use super::i18n::steps::StepLine;
+use super::i18n::{guides, Lang};
 use super::sim::{FrameStats, Sim, FRAME_BUDGET_MS};
 use crate::scenario::compare::Comparison;
 
@@ -140,7 +142,7 @@ pub struct App {
     keydown: Option<Closure<dyn FnMut(web_sys::KeyboardEvent)>>,
     frame_stats: FrameStats,
     /// What the last "Checkpoint step" showed (cleared by other time controls).
-    step_note: Option<Rc<Vec<String>>>,
+    step_note: Option<Rc<Vec<StepLine>>>,
     /// Checkpoint steps taken since the page opened (the note's `data-count`).
     step_count: u64,
     /// Of the frame work: engine slices and snapshot cutting (the rest is rendering).
@@ -176,6 +178,8 @@ pub struct App {
     interval_stats: FrameStats,
     /// The viewer's colour theme: `None` follows the system, else `dark` / `light`.
     theme: Option<&'static str>,
+    /// The interface's language (the viewer's: `localStorage`, else the browser's).
+    lang: Lang,
     /// Presentation mode (full screen, the job view alone, larger marks, high contrast).
     presentation: bool,
 }
@@ -567,6 +571,11 @@ impl App {
                 });
                 self.apply_theme();
             }
+            Command::ToggleLang => {
+                self.lang = self.lang.other();
+                super::i18n::web::apply(self.lang);
+                super::i18n::web::store(self.lang);
+            }
             Command::TogglePresentation => {
                 self.presentation = !self.presentation;
                 fullscreen(self.presentation);
@@ -641,6 +650,16 @@ impl App {
                 }
             }
         }
+    }
+
+    /// The Chinese texts of the preset the run is (not a try of it, not an edited job),
+    /// when the interface is in Chinese.
+    fn preset_zh(&self) -> Option<&'static guides::GuideZh> {
+        let g = self.sim.guide.as_ref()?;
+        if self.lang != Lang::Zh || g.active_try.is_some() {
+            return None;
+        }
+        guides::zh(g.preset.as_deref()?)
     }
 
     /// Sets the colour theme on the page's root element (`data-theme`) and remembers the
@@ -789,6 +808,7 @@ impl App {
             "n" => Some(Command::CheckpointStep),
             "?" => Some(Command::ToggleHelp),
             "p" => Some(Command::TogglePresentation),
+            "l" => Some(Command::ToggleLang),
             "r" => Some(Command::Reset),
             "c" => Some(Command::Apply(Action::TriggerCheckpoint)),
             "v" => Some(Command::Apply(Action::Savepoint)),
@@ -894,6 +914,11 @@ impl Component for App {
             hashchange: None,
             interval_stats: FrameStats::default(),
             theme: super::theme::stored(),
+            lang: {
+                let lang = super::i18n::web::initial();
+                super::i18n::web::apply(lang);
+                lang
+            },
             presentation: false,
         }
     }
@@ -1061,7 +1086,7 @@ impl Component for App {
                         interval={self.interval_stats.summary()}
                         engine_ms={self.engine_stats.summary().map(|s| s.0)}
                         cut_ms={self.cut_stats.summary().map(|s| s.0)}
-                        name={AttrValue::from(self.sim.document.name.clone())}
+                        name={AttrValue::from(self.preset_zh().map(|z| z.name.clone()).unwrap_or_else(|| self.sim.document.name.clone()))}
                         step_note={self.step_note.clone()}
                         pause_at={self.pause_at}
                         step_count={self.step_count}
@@ -1069,7 +1094,7 @@ impl Component for App {
                         description={self.sim.guide.is_none().then(|| self.sim.document.description.clone()).flatten().map(AttrValue::from)} />
                     if let Some(guide) = &self.sim.guide {
                         <GuidePanel view={guide.clone()} report={snaps.report.clone()}
-                            about={self.sim.document.description.clone().map(AttrValue::from)}
+                            about={self.preset_zh().and_then(|z| z.description.clone()).or_else(|| self.sim.document.description.clone()).map(AttrValue::from)}
                             done={self.sim.is_done()} on_command={on_command.clone()} />
                     }
                     <JobGraphPanel layout={snaps.layout.clone()} live={snaps.live.clone()}
@@ -1113,7 +1138,9 @@ impl App {
             Callback::from(move |_: MouseEvent| cb.emit(Command::DismissBanner))
         };
         html! {
+            <ContextProvider<Lang> context={self.lang}>
             <div class="app" data-testid="app" data-playing={self.playing.to_string()}
+                data-lang={self.lang.tag()}
                 data-compare={compare.is_some().then_some("true")}
                 data-presentation={self.presentation.then_some("true")}
                 data-now-us={self.now().to_string()} data-run={self.run_state()}
@@ -1122,6 +1149,7 @@ impl App {
                 <Header on_command={on_command.clone()}
                     share_at_time={self.share_at_time}
                     theme={AttrValue::from(self.theme.unwrap_or_else(super::theme::system))}
+                    lang={self.lang}
                     preset={self.sim.preset.clone().map(AttrValue::from)}
                     share_note={self.share_note.as_ref().map(|(n, _)| AttrValue::from(n.clone()))}
                     share_warning={self.share_note.as_ref().is_some_and(|(_, w)| *w)} />
@@ -1146,6 +1174,7 @@ impl App {
                     <ImportDialog on_command={on_command} error={self.import_error.clone().map(AttrValue::from)} />
                 }
             </div>
+            </ContextProvider<Lang>>
         }
     }
 

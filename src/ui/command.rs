@@ -38,6 +38,9 @@ pub enum Command {
     ToggleHelp,
     /// Switch the colour theme between dark and light (the viewer's, not the scenario's).
     ToggleTheme,
+    /// Switch the interface between English and Chinese (the viewer's, kept in
+    /// `localStorage`; not part of the scenario or the link).
+    ToggleLang,
     /// Presentation mode on / off: the job view alone, full screen, larger marks, high
     /// contrast (the viewer's, not the scenario's).
     TogglePresentation,

@@ -25,6 +25,7 @@ pub mod compare;
 pub mod components;
 pub mod flink_download;
 pub mod format;
+pub mod i18n;
 pub mod layout;
 pub mod markers;
 pub mod panic;

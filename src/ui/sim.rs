@@ -32,6 +32,7 @@ use crate::scenario::guide::Guide;
 use crate::scenario::{self, Document};
 
 pub use super::chart_export::ChartData;
+use super::i18n::steps::{self, StepLine};
 use super::layout::Layout;
 use super::markers::{cut_marks, marks_key, TimelineMarks};
 
@@ -333,15 +334,14 @@ impl Sim {
     }
 
     /// Runs to the next checkpoint step (at most [`CHECKPOINT_STEP_LIMIT`] ahead) and
-    /// returns what the log says about it, `"12.345s  text"` per entry.
+    /// returns what the log says about it, `one [`StepLine`] per entry.
     ///
     /// The two phases are steps of their own: a step that ends with a subtask inside its
     /// synchronous snapshot (`Engine::sync_phases`) stops there, with a first line saying
     /// so (the job view shows the subtask's `sync` badge); the next step runs to the end
     /// of that snapshot, where the asynchronous phase begins, and says so, together with
     /// whatever the log says at that instant. Stepping never changes the run.
-    pub fn checkpoint_step(&mut self) -> Vec<String> {
-        let line = |at: Micros, text: &str| format!("{:.3}s  {text}", at as f64 / 1e6);
+    pub fn checkpoint_step(&mut self) -> Vec<StepLine> {
         let (running, end) = self.engine.borrow().sync_phases();
         let mut lines = Vec::new();
         let hits = match end {
@@ -351,12 +351,7 @@ impl Sim {
                     .engine
                     .borrow_mut()
                     .run_until_logged(end, LogKind::CHECKPOINT_STEPS);
-                lines.push(line(
-                    self.now(),
-                    &format!(
-                        "async phase begins: {names} finished the synchronous snapshot; its state and channel state are now written in the background"
-                    ),
-                ));
+                lines.push(StepLine::phase(self.now(), steps::ASYNC_BEGINS, names));
                 hits
             }
             None => self
@@ -364,16 +359,17 @@ impl Sim {
                 .borrow_mut()
                 .run_to_next_log(LogKind::CHECKPOINT_STEPS, CHECKPOINT_STEP_LIMIT),
         };
-        lines.extend(hits.iter().map(|e| line(e.at, &e.text)));
+        lines.extend(
+            hits.into_iter()
+                .map(|e| StepLine::logged(e.at, e.text, e.msg)),
+        );
         if end.is_none() {
             let (running, _) = self.engine.borrow().sync_phases();
             if !running.is_empty() {
-                lines.push(line(
+                lines.push(StepLine::phase(
                     self.now(),
-                    &format!(
-                        "sync phase: {} takes its synchronous snapshot (the task thread is held; barriers go to the outputs)",
-                        self.task_names(&running)
-                    ),
+                    steps::SYNC_PHASE,
+                    self.task_names(&running),
                 ));
             }
         }
@@ -382,13 +378,11 @@ impl Sim {
         lines
     }
 
-    /// "parse#0 (checkpoint 2)", comma-separated.
-    fn task_names(&self, list: &[(usize, u64)]) -> String {
+    fn task_names(&self, list: &[(usize, u64)]) -> Vec<(String, u64)> {
         let e = self.engine.borrow();
         list.iter()
-            .map(|&(t, id)| format!("{} (checkpoint {id})", e.tasks[t].name))
-            .collect::<Vec<_>>()
-            .join(", ")
+            .map(|&(t, id)| (e.tasks[t].name.clone(), id))
+            .collect()
     }
 
     /// Runs until virtual time `t` without a budget (tests, links opened at a time).

@@ -14,6 +14,8 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
+use crate::ui::i18n::{t, t_dyn, use_lang};
+
 use crate::engine::report::Report;
 use crate::ui::chart_export::{self, Chart, ChartData, Mark, B, H, L, NAMES, R, T, W};
 use crate::ui::command::{ChartFormat, Command};
@@ -34,8 +36,8 @@ fn copy_button(on_command: &Callback<Command>, name: &'static str, format: Chart
     let cb = on_command.clone();
     let onclick = Callback::from(move |_: MouseEvent| cb.emit(Command::CopyChart(name, format)));
     let (label, ext, title) = match format {
-        ChartFormat::Svg => ("SVG", "svg", "Copy this chart as a standalone SVG image"),
-        ChartFormat::Png => ("PNG", "png", "Copy this chart as a PNG image (2×)"),
+        ChartFormat::Svg => ("SVG", "svg", t("Copy this chart as a standalone SVG image")),
+        ChartFormat::Png => ("PNG", "png", t("Copy this chart as a PNG image (2×)")),
     };
     html! {
         <button type="button" class="chart-copy" data-testid={format!("chart-copy-{ext}-{name}")}
@@ -68,11 +70,11 @@ fn frame(chart: &Chart, on_command: &Callback<Command>) -> Html {
     html! {
         <figure class="chart">
             <figcaption>
-                { chart.title }
+                { t(chart.title) }
                 if !chart.legend.is_empty() {
                     <span class="chart-legend">
                         { for chart.legend.iter().map(|(label, color)| html! {
-                            <span><i style={format!("background:{color}")}></i>{ label.clone() }</span>
+                            <span><i style={format!("background:{color}")}></i>{ t_dyn(label) }</span>
                         }) }
                     </span>
                 }
@@ -95,12 +97,13 @@ fn frame(chart: &Chart, on_command: &Callback<Command>) -> Html {
 
 #[function_component(ChartsPanel)]
 pub fn charts_panel(props: &ChartsProps) -> Html {
+    use_lang();
     let charts = NAMES
         .iter()
         .filter_map(|name| chart_export::chart(name, &props.charts, &props.report));
     html! {
-        <Panel id="charts" title="Charts" testid="charts" class="area-charts"
-            description="Over virtual time. Bars sit at each checkpoint's trigger time.">
+        <Panel id="charts" title={t("Charts")} testid="charts" class="area-charts"
+            description={t("Over virtual time. Bars sit at each checkpoint's trigger time.")}>
             if let Some(note) = &props.copy_note {
                 <p class="chart-copy-note" data-testid="chart-copy-note" role="status">{ note.clone() }</p>
             }

@@ -21,6 +21,7 @@ use crate::engine::config::BarrierKind;
 use crate::engine::report::{CheckpointReport, Report};
 use crate::ui::command::Command;
 use crate::ui::format;
+use crate::ui::i18n;
 
 use super::panel::Panel;
 
@@ -90,9 +91,9 @@ fn kind_class(c: &CheckpointReport, kinds: &[(u64, BarrierKind)]) -> &'static st
 
 fn status_label(c: &CheckpointReport) -> String {
     match (&*c.status, &c.failure_reason) {
-        ("in_progress", _) => "in progress".into(),
-        (s, Some(r)) => format!("{s}: {r}"),
-        (s, None) => s.into(),
+        ("in_progress", _) => i18n::t("in progress").into(),
+        (s, Some(r)) => format!("{}: {}", i18n::t_dyn(s), i18n::t_dyn(r)),
+        (s, None) => i18n::t_dyn(s),
     }
 }
 
@@ -124,11 +125,11 @@ fn summary(report: &Report) -> Html {
     let t = |v: S| [v.min, v.avg, v.max, v.p50, v.p90, v.p99].map(format::ms);
     let b = |v: S| [v.min, v.avg, v.max, v.p50, v.p90, v.p99].map(|x| format::bytes(x as u64));
     let rows = [
-        ("End to end", t(e2e)),
-        ("Checkpointed size", b(size)),
-        ("Processed in-flight", b(processed)),
-        ("Persisted in-flight", b(persisted)),
-        ("Alignment", t(align)),
+        (i18n::t("End to end"), t(e2e)),
+        (i18n::t("Checkpointed size"), b(size)),
+        (i18n::t("Processed in-flight"), b(processed)),
+        (i18n::t("Persisted in-flight"), b(persisted)),
+        (i18n::t("Alignment"), t(align)),
     ];
     let failed = report
         .checkpoints
@@ -138,18 +139,18 @@ fn summary(report: &Report) -> Html {
     html! {
         <div class="summary" data-testid="checkpoint-summary">
             <div class="summary-counts">
-                <span>{ format!("{} completed", done.len()) }</span>
-                <span>{ format!("{failed} failed") }</span>
-                <span>{ format!("{} unaligned", done.iter().filter(|c| c.unaligned).count()) }</span>
+                <span>{ i18n::tf("{0} completed", &[&done.len()]) }</span>
+                <span>{ i18n::tf("{0} failed", &[&failed]) }</span>
+                <span>{ i18n::tf("{0} unaligned", &[&done.iter().filter(|c| c.unaligned).count()]) }</span>
                 if report.trigger_failures > 0 {
-                    <span data-testid="trigger-failures" title="Periodic triggers that took no checkpoint id because a task was not RUNNING (INITIALIZING while it restores): Flink's DefaultCheckpointPlanCalculator fails the attempt with NOT_ALL_REQUIRED_TASKS_RUNNING before an id is taken, so it has no row in the history">
-                        { format!("{} not triggered (a task not running)", report.trigger_failures) }
+                    <span data-testid="trigger-failures" title={i18n::t("Periodic triggers that took no checkpoint id because a task was not RUNNING (INITIALIZING while it restores): Flink's DefaultCheckpointPlanCalculator fails the attempt with NOT_ALL_REQUIRED_TASKS_RUNNING before an id is taken, so it has no row in the history")}>
+                        { i18n::tf("{0} not triggered (a task not running)", &[&report.trigger_failures]) }
                     </span>
                 }
             </div>
             <table class="table summary-table">
-                <thead><tr><th>{ "over completed" }</th><th>{ "min" }</th><th>{ "avg" }</th><th>{ "max" }</th>
-                    <th title="Percentiles as Flink's StatsSummary computes them">{ "p50" }</th><th>{ "p90" }</th><th>{ "p99" }</th></tr></thead>
+                <thead><tr><th>{ i18n::t("over completed") }</th><th>{ i18n::t("min") }</th><th>{ i18n::t("avg") }</th><th>{ i18n::t("max") }</th>
+                    <th title={i18n::t("Percentiles as Flink's StatsSummary computes them")}>{ "p50" }</th><th>{ "p90" }</th><th>{ "p99" }</th></tr></thead>
                 <tbody>
                     { for rows.into_iter().map(|(name, v)| html! {
                         <tr><td>{ name }</td>{ for v.into_iter().map(|x| html! { <td>{ x }</td> }) }</tr>
@@ -193,21 +194,21 @@ fn timeline(c: &CheckpointReport, now_ms: f64) -> Html {
                 .unwrap_or(first + s.alignment_ms)
                 .max(first);
             let sync_end = (sync_start + s.sync_ms).min(end.max(sync_start));
-            parts.push(("tl-delay", t0, first, format!("start delay {}", format::ms(first - t0))));
-            parts.push(("tl-align", first, sync_start, format!("alignment {}", format::ms(sync_start - first))));
+            parts.push(("tl-delay", t0, first, i18n::tf("start delay {0}", &[&format::ms(first - t0)])));
+            parts.push(("tl-align", first, sync_start, i18n::tf("alignment {0}", &[&format::ms(sync_start - first)])));
             if s.sync_start_ms.is_some() || s.acknowledged {
-                parts.push(("tl-sync", sync_start, sync_end, format!("sync {}", format::ms(s.sync_ms))));
+                parts.push(("tl-sync", sync_start, sync_end, i18n::tf("sync {0}", &[&format::ms(s.sync_ms)])));
                 parts.push((
                     if s.acknowledged { "tl-async" } else { "tl-async tl-open" },
                     sync_end,
                     end,
-                    format!("async {}{}", format::ms(end - sync_end), if s.persisted_inflight_bytes > 0 {
-                        format!(", persisted {} in-flight", format::bytes(s.persisted_inflight_bytes))
+                    format!("{}{}", i18n::tf("async {0}", &[&format::ms(end - sync_end)]), if s.persisted_inflight_bytes > 0 {
+                        i18n::tf(", persisted {0} in-flight", &[&format::bytes(s.persisted_inflight_bytes)])
                     } else { String::new() }),
                 ));
             }
         } else {
-            parts.push(("tl-delay tl-open", t0, end, "waiting for the first barrier".into()));
+            parts.push(("tl-delay tl-open", t0, end, i18n::t("waiting for the first barrier").into()));
         }
         let name = format!("{}#{}", s.operator, s.subtask);
         html! {
@@ -238,11 +239,11 @@ fn timeline(c: &CheckpointReport, now_ms: f64) -> Html {
     html! {
         <div class="phase-timeline" data-testid="checkpoint-timeline">
             <div class="phase-timeline-legend">
-                <span><i class="tl-delay"></i>{ "start delay" }</span>
-                <span><i class="tl-align"></i>{ "alignment" }</span>
-                <span><i class="tl-sync"></i>{ "sync phase" }</span>
-                <span><i class="tl-async"></i>{ "async phase (state + in-flight data written)" }</span>
-                <span><i class="tl-ack-i"></i>{ "acknowledged" }</span>
+                <span><i class="tl-delay"></i>{ i18n::t("start delay") }</span>
+                <span><i class="tl-align"></i>{ i18n::t("alignment") }</span>
+                <span><i class="tl-sync"></i>{ i18n::t("sync phase") }</span>
+                <span><i class="tl-async"></i>{ i18n::t("async phase (state + in-flight data written)") }</span>
+                <span><i class="tl-ack-i"></i>{ i18n::t("acknowledged") }</span>
             </div>
             <svg viewBox={format!("0 0 {width} {height:.1}")} width="100%" preserveAspectRatio="xMinYMin meet" class="phase-timeline-svg">
                 <line class="ph-axis" x1={format!("{label_w}")} x2={format!("{:.1}", label_w + plot_w)} y1={format!("{axis_y:.1}")} y2={format!("{axis_y:.1}")} />
@@ -267,6 +268,7 @@ struct DetailProps {
 /// The selected checkpoint; re-renders only when that checkpoint changes.
 #[function_component(CheckpointDetail)]
 fn checkpoint_detail(props: &DetailProps) -> Html {
+    i18n::use_lang();
     detail(
         &props.c,
         &props.kind,
@@ -280,17 +282,17 @@ fn detail(c: &CheckpointReport, kind: &str, now_ms: f64, explicit: bool, table: 
     html! {
         <div class="checkpoint-detail" data-testid="checkpoint-detail" data-id={c.id.to_string()}>
             <h3 class="subsection-title">
-                { format!("Checkpoint {} — {} · {} · trigger {}{}", c.id, kind, status_label(c), format::ms(c.trigger_ms),
-                    if explicit { "" } else { " (newest; click a row for its per-subtask table)" }) }
+                { i18n::tf("Checkpoint {0} — {1} · {2} · trigger {3}{4}", &[&c.id, &i18n::t_dyn(kind), &status_label(c), &format::ms(c.trigger_ms),
+                    &if explicit { "" } else { i18n::t(" (newest; click a row for its per-subtask table)") }]) }
             </h3>
             { timeline(c, now_ms) }
             if table {
             <div class="table-scroll">
                 <table class="table compact">
                     <thead><tr>
-                        <th>{ "Subtask" }</th><th>{ "Ack" }</th><th>{ "End to end" }</th><th>{ "Start delay" }</th>
-                        <th>{ "Alignment" }</th><th>{ "Sync" }</th><th>{ "Async" }</th><th>{ "State" }</th>
-                        <th>{ "Processed in-flight" }</th><th>{ "Persisted in-flight" }</th><th>{ "Unaligned" }</th>
+                        <th>{ i18n::t("Subtask") }</th><th>{ i18n::t("Ack") }</th><th>{ i18n::t("End to end") }</th><th>{ i18n::t("Start delay") }</th>
+                        <th>{ i18n::t("Alignment") }</th><th>{ i18n::t("Sync") }</th><th>{ i18n::t("Async") }</th><th>{ i18n::t("State") }</th>
+                        <th>{ i18n::t("Processed in-flight") }</th><th>{ i18n::t("Persisted in-flight") }</th><th>{ i18n::t("Unaligned") }</th>
                     </tr></thead>
                     <tbody>
                         { for c.subtasks.iter().map(|s| html! {
@@ -305,7 +307,7 @@ fn detail(c: &CheckpointReport, kind: &str, now_ms: f64, explicit: bool, table: 
                                 <td>{ format::bytes(s.state_bytes) }</td>
                                 <td>{ format::bytes(s.processed_inflight_bytes) }</td>
                                 <td>{ format::bytes(s.persisted_inflight_bytes) }</td>
-                                <td>{ if s.unaligned { "yes" } else { "no" } }</td>
+                                <td>{ if s.unaligned { i18n::t("yes") } else { i18n::t("no") } }</td>
                             </tr>
                         }) }
                     </tbody>
@@ -319,10 +321,11 @@ fn detail(c: &CheckpointReport, kind: &str, now_ms: f64, explicit: bool, table: 
 /// The checkpoint history panel.
 #[function_component(CheckpointsPanel)]
 pub fn checkpoints_panel(props: &CheckpointsProps) -> Html {
+    i18n::use_lang();
     let report = &props.report;
     let count = report.checkpoints.len();
     let actions = html! {
-        <span class="badge" data-testid="checkpoint-count">{ format!("{count} checkpoint{}", if count == 1 { "" } else { "s" }) }</span>
+        <span class="badge" data-testid="checkpoint-count">{ if count == 1 { i18n::tf("{0} checkpoint", &[&count]) } else { i18n::tf("{0} checkpoints", &[&count]) } }</span>
     };
     let rows = report.checkpoints.iter().rev().map(|c| {
         let id = c.id;
@@ -343,7 +346,7 @@ pub fn checkpoints_panel(props: &CheckpointsProps) -> Html {
                 {onclick}>
                 <td class="num">{ id }</td>
                 <td><span class={classes!("status-pill", format!("pill-{}", c.status))} title={c.failure_reason.clone().unwrap_or_default()}>{ status_label(c) }</span></td>
-                <td><span class={classes!("type-pill", kind_class(c, &props.pending_kinds))} data-testid="checkpoint-type" title={kind_title}>{ kind }</span></td>
+                <td><span class={classes!("type-pill", kind_class(c, &props.pending_kinds))} data-testid="checkpoint-type" title={kind_title}>{ i18n::t_dyn(kind) }</span></td>
                 <td>{ format!("{}/{}", c.acknowledged, c.total_subtasks) }</td>
                 <td>{ format::ms(c.trigger_ms) }</td>
                 <td>{ format::opt_ms(c.end_to_end_ms) }</td>
@@ -363,18 +366,18 @@ pub fn checkpoints_panel(props: &CheckpointsProps) -> Html {
         .or_else(|| report.checkpoints.last().map(|c| (c, false)));
     let now_ms = report.virtual_time_ms as f64;
     html! {
-        <Panel id="checkpoints" title="Checkpoints" testid="checkpoints" class="area-checkpoints"
-            description="History as in Flink's web UI (newest first); click a row for its subtasks and their phases."
+        <Panel id="checkpoints" title={i18n::t("Checkpoints")} testid="checkpoints" class="area-checkpoints"
+            description={i18n::t("History as in Flink's web UI (newest first); click a row for its subtasks and their phases.")}
             actions={actions}>
             { summary(report) }
             <div class="table-scroll history-scroll">
                 <table class="table history">
                     <thead><tr>
-                        { for COLUMNS.iter().map(|(name, hint)| html! { <th scope="col" title={*hint}>{ *name }</th> }) }
+                        { for COLUMNS.iter().map(|(name, hint)| html! { <th scope="col" title={i18n::t_dyn(hint)}>{ i18n::t_dyn(name) }</th> }) }
                     </tr></thead>
                     <tbody>
                         if count == 0 {
-                            <tr class="table-empty"><td colspan={COLUMNS.len().to_string()}>{ "No checkpoints yet." }</td></tr>
+                            <tr class="table-empty"><td colspan={COLUMNS.len().to_string()}>{ i18n::t("No checkpoints yet.") }</td></tr>
                         }
                         { for rows }
                     </tbody>

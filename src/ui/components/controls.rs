@@ -17,6 +17,9 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
+use crate::ui::i18n::steps::{self, StepLine};
+use crate::ui::i18n::{t, tf, use_lang};
+
 use crate::engine::runtime::JobStatus;
 use crate::engine::spec::Action;
 use crate::engine::time::Micros;
@@ -62,7 +65,7 @@ pub struct ControlsProps {
     pub description: Option<AttrValue>,
     /// What the last "Checkpoint step" showed, one line per log entry.
     #[prop_or_default]
-    pub step_note: Option<Rc<Vec<String>>>,
+    pub step_note: Option<Rc<Vec<StepLine>>>,
     /// Checkpoint steps taken so far (`data-count` of the step note: a test waits for it).
     #[prop_or_default]
     pub step_count: u64,
@@ -94,6 +97,7 @@ fn status_text(s: JobStatus) -> &'static str {
 /// The control bar.
 #[function_component(Controls)]
 pub fn controls(props: &ControlsProps) -> Html {
+    let lang = use_lang();
     let cmd = |c: Command| {
         let cb = props.on_command.clone();
         Callback::from(move |_: MouseEvent| cb.emit(c.clone()))
@@ -138,7 +142,7 @@ pub fn controls(props: &ControlsProps) -> Html {
                     pause_error.set(None);
                     cb.emit(Command::SetPauseAt(Some(t)));
                 }
-                Err(e) => pause_error.set(Some(format!("Not a virtual time — {e}"))),
+                Err(e) => pause_error.set(Some(tf("Not a virtual time — {0}", &[&e]))),
             }
         })
     };
@@ -156,19 +160,19 @@ pub fn controls(props: &ControlsProps) -> Html {
     let (avg, p95, frames) = props.frame.unwrap_or((0.0, 0.0, 0));
     let interval = props.interval.map(|(avg, _, _)| avg);
     html! {
-        <Panel id="controls" title="Controls" testid="controls" class="area-controls">
-            <div class="toolbar" role="toolbar" aria-label="Simulation controls">
+        <Panel id="controls" title={t("Controls")} testid="controls" class="area-controls">
+            <div class="toolbar" role="toolbar" aria-label={t("Simulation controls")}>
                 <div class="button-group">
-                    { button(Command::Play, "play", "Play", "M4 2.5v11l9-5.5z", !props.playing && !props.done, "Play (space)") }
-                    { button(Command::Pause, "pause", "Pause", "M4 2.5h3v11H4zM9 2.5h3v11H9z", props.playing, "Pause (space)") }
-                    { button(Command::Step, "step", "Step", "M3 2.5v11l7.5-5.5zM11 2.5h2.5v11H11z", !props.playing && !props.done, "Run the next engine event (→)") }
-                    { button(Command::CheckpointStep, "step-checkpoint", "Checkpoint step", "M2 2.5v11l6-5.5zM8 2.5v11l6-5.5z", !props.playing && !props.done, "Run to the next step of a checkpoint: trigger, barrier, snapshot (end of the sync phase), acknowledgement (end of the async phase), completion (n)") }
-                    { button(Command::Reset, "reset", "Reset", "M8 2.5a5.5 5.5 0 1 1-5.2 3.7l1.9.6A3.5 3.5 0 1 0 8 4.5v2L4.5 3.5 8 .5z", true, "Start the scenario over (r)") }
+                    { button(Command::Play, "play", t("Play"), "M4 2.5v11l9-5.5z", !props.playing && !props.done, t("Play (space)")) }
+                    { button(Command::Pause, "pause", t("Pause"), "M4 2.5h3v11H4zM9 2.5h3v11H9z", props.playing, t("Pause (space)")) }
+                    { button(Command::Step, "step", t("Step"), "M3 2.5v11l7.5-5.5zM11 2.5h2.5v11H11z", !props.playing && !props.done, t("Run the next engine event (→)")) }
+                    { button(Command::CheckpointStep, "step-checkpoint", t("Checkpoint step"), "M2 2.5v11l6-5.5zM8 2.5v11l6-5.5z", !props.playing && !props.done, t("Run to the next step of a checkpoint: trigger, barrier, snapshot (end of the sync phase), acknowledgement (end of the async phase), completion (n)")) }
+                    { button(Command::Reset, "reset", t("Reset"), "M8 2.5a5.5 5.5 0 1 1-5.2 3.7l1.9.6A3.5 3.5 0 1 0 8 4.5v2L4.5 3.5 8 .5z", true, t("Start the scenario over (r)")) }
                 </div>
-                <label class="speed" title="Speed: virtual time per wall-clock second (logarithmic)">
-                    <span class="field-label">{ "speed" }</span>
+                <label class="speed" title={t("Speed: virtual time per wall-clock second (logarithmic)")}>
+                    <span class="field-label">{ t("speed") }</span>
                     <input type="range" min="0" max="100" step="1" data-testid="speed"
-                        aria-label="Speed"
+                        aria-label={t("Speed")}
                         value={format!("{:.0}", slider_from_speed(props.speed))} oninput={on_speed} />
                     <span class="speed-value" data-testid="speed-value">{ format::speed(props.speed) }</span>
                     if let Some(note) = &props.pace_note {
@@ -177,14 +181,14 @@ pub fn controls(props: &ControlsProps) -> Html {
                         </span>
                     }
                 </label>
-                <label class="pause-at" title={(*pause_error).clone().unwrap_or_else(|| "Pause at: while playing, the run stops exactly at this virtual time (e.g. 31s, 1500ms); empty plays on".to_string())}>
-                    <span class="field-label">{ "pause at" }</span>
-                    <input type="text" data-testid="pause-at" aria-label="Pause at virtual time"
-                        placeholder="e.g. 31s" aria-invalid={pause_error.is_some().to_string()}
+                <label class="pause-at" title={(*pause_error).clone().unwrap_or_else(|| t("Pause at: while playing, the run stops exactly at this virtual time (e.g. 31s, 1500ms); empty plays on").to_string())}>
+                    <span class="field-label">{ t("pause at") }</span>
+                    <input type="text" data-testid="pause-at" aria-label={t("Pause at virtual time")}
+                        placeholder={t("e.g. 31s")} aria-invalid={pause_error.is_some().to_string()}
                         value={props.pause_at.map(moment::format).unwrap_or_default()}
                         onchange={on_pause_at} />
                 </label>
-                <div class="clock" data-testid="clock" title="Virtual time of the simulation / run length">
+                <div class="clock" data-testid="clock" title={t("Virtual time of the simulation / run length")}>
                     <div class="clock-row">
                         <span class="clock-value">{ format::clock(props.now) }</span>
                         <span class="clock-of">{ format!(" / {}", format::clock(props.duration)) }</span>
@@ -193,64 +197,64 @@ pub fn controls(props: &ControlsProps) -> Html {
                     <div class="progress"><div class="progress-bar" style={format!("width:{:.1}%", progress * 100.0)}></div></div>
                 </div>
                 <button type="button" class="control control-wide" data-testid="trigger-checkpoint"
-                    title="Ask the checkpoint coordinator for a checkpoint now (c)"
+                    title={t("Ask the checkpoint coordinator for a checkpoint now (c)")}
                     disabled={props.done}
                     onclick={cmd(Command::Apply(Action::TriggerCheckpoint))}>
                     { icon("M8 1.5l5.5 2.2v4c0 3.3-2.3 5.8-5.5 6.8-3.2-1-5.5-3.5-5.5-6.8v-4z") }
-                    <span class="control-label">{ "Trigger checkpoint" }</span>
+                    <span class="control-label">{ t("Trigger checkpoint") }</span>
                 </button>
                 <button type="button" class="control" data-testid="trigger-savepoint"
-                    title="Take a savepoint now (flink savepoint; always aligned, whatever the checkpointing mode) (v)"
+                    title={t("Take a savepoint now (flink savepoint; always aligned, whatever the checkpointing mode) (v)")}
                     disabled={props.done}
                     onclick={cmd(Command::Apply(Action::Savepoint))}>
                     { icon("M3 2.5h8l2 2v9H3z M5.5 2.5v4h5v-4 M5.5 10h5") }
-                    <span class="control-label">{ "Savepoint" }</span>
+                    <span class="control-label">{ t("Savepoint") }</span>
                 </button>
                 <div class="frame-stats" data-testid="frame-stats"
                     data-avg-ms={format!("{avg:.3}")}
                     data-engine-ms={format!("{:.3}", props.engine_ms.unwrap_or(0.0))}
                     data-snapshot-ms={format!("{:.3}", props.cut_ms.unwrap_or(0.0))} data-p95-ms={format!("{p95:.3}")} data-frames={frames.to_string()}
                     data-interval-ms={format!("{:.3}", interval.unwrap_or(0.0))}
-                    title="Frame work: wall time from the start of an animation frame until the page is idle again (engine slices, snapshots, every panel's render and the job view's canvas), average / 95th percentile over the last frames. Interval: wall time between two frames (everything the browser did, layout and paint included), and the frame rate it gives.">
+                    title={t("Frame work: wall time from the start of an animation frame until the page is idle again (engine slices, snapshots, every panel's render and the job view's canvas), average / 95th percentile over the last frames. Interval: wall time between two frames (everything the browser did, layout and paint included), and the frame rate it gives.")}>
                     if frames == 0 {
-                        <span>{ "frame work: not playing" }</span>
+                        <span>{ t("frame work: not playing") }</span>
                     } else {
-                        <span>{ format!("work {avg:.1} / p95 {p95:.1} ms") }</span>
+                        <span>{ tf("work {0} / p95 {1} ms", &[&format!("{avg:.1}"), &format!("{p95:.1}")]) }</span>
                     }
                     if let Some(i) = interval.filter(|i| *i > 0.0) {
-                        <span class="muted-small">{ format!("every {i:.1} ms ({:.0} fps)", 1000.0 / i) }</span>
+                        <span class="muted-small">{ tf("every {0} ms ({1} fps)", &[&format!("{i:.1}"), &format!("{:.0}", 1000.0 / i)]) }</span>
                     }
                     if let Some(eff) = props.effective_speed {
-                        <span class="muted-small">{ format!("actual {}", format::speed(eff)) }</span>
+                        <span class="muted-small">{ tf("actual {0}", &[&format::speed(eff)]) }</span>
                     }
                 </div>
             </div>
             if let Some(lines) = &props.step_note {
                 <div class="step-note" data-testid="checkpoint-step-note" aria-live="polite"
                     data-count={props.step_count.to_string()}>
-                    <strong>{ "Checkpoint step: " }</strong>
+                    <strong>{ t("Checkpoint step: ") }</strong>
                     if lines.is_empty() {
-                        <span>{ "no checkpoint step within 30 s of virtual time" }</span>
+                        <span>{ t("no checkpoint step within 30 s of virtual time") }</span>
                     }
-                    { for lines.iter().map(|l| html! { <span class="step-line">{ l.clone() }</span> }) }
+                    { for lines.iter().map(|l| html! { <span class="step-line">{ steps::render(l, lang) }</span> }) }
                 </div>
             }
             if props.done {
                 <div class="run-end" data-testid="run-end" role="status">
-                    <strong>{ format!("End of the run at {}", format::clock(props.now)) }</strong>
+                    <strong>{ tf("End of the run at {0}", &[&format::clock(props.now)]) }</strong>
                     { match props.status {
-                        JobStatus::Finished => " — the job finished: every source reached the end of its input.",
-                        JobStatus::Failed => " — the job failed for good (see the event log).",
-                        _ => " — the scenario's run length is reached.",
+                        JobStatus::Finished => t(" — the job finished: every source reached the end of its input."),
+                        JobStatus::Failed => t(" — the job failed for good (see the event log)."),
+                        _ => t(" — the scenario's run length is reached."),
                     } }
-                    { " Reset (r) runs it again; the timeline goes back to any moment." }
+                    { t(" Reset (r) runs it again; the timeline goes back to any moment.") }
                 </div>
             }
             <div class="scenario-strip">
                 <span class="scenario-name" data-testid="scenario-name" title={props.name.clone()}>{ props.name.clone() }</span>
                 if let Some(d) = &props.description {
                     <span class="scenario-description" data-testid="scenario-description">
-                        <strong>{ "About this job: " }</strong>{ d.clone() }
+                        <strong>{ t("About this job: ") }</strong>{ d.clone() }
                     </span>
                 }
             </div>

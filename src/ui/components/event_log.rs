@@ -8,6 +8,9 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
+use crate::ui::i18n::steps::{render_body, StepLine};
+use crate::ui::i18n::{t, use_lang, Lang};
+
 use crate::engine::log::{LogEntry, LogKind};
 
 use super::panel::Panel;
@@ -31,6 +34,12 @@ fn kind_name(k: LogKind) -> &'static str {
         .unwrap_or("other")
 }
 
+/// An entry's text in `lang`: its structured form translated where the engine gives one
+/// (the checkpoint steps), else the engine's English.
+fn log_text(e: &LogEntry, lang: Lang) -> String {
+    render_body(&StepLine::logged(e.at, e.text.clone(), e.msg.clone()), lang)
+}
+
 #[derive(Properties, PartialEq)]
 pub struct EventLogProps {
     pub entries: Rc<Vec<LogEntry>>,
@@ -40,6 +49,7 @@ pub struct EventLogProps {
 
 #[function_component(EventLog)]
 pub fn event_log(props: &EventLogProps) -> Html {
+    let lang = use_lang();
     let filter = use_state(|| String::from("all"));
     let onchange = {
         let filter = filter.clone();
@@ -58,25 +68,25 @@ pub fn event_log(props: &EventLogProps) -> Html {
         .take(150)
         .collect();
     let actions = html! {
-        <select class="log-filter" data-testid="log-filter" aria-label="Filter the log by kind" {onchange}>
-            <option value="all" selected={*filter == "all"}>{ "all kinds" }</option>
-            { for KINDS.iter().map(|(_, n)| html! { <option value={*n} selected={filter.as_str() == *n}>{ *n }</option> }) }
+        <select class="log-filter" data-testid="log-filter" aria-label={t("Filter the log by kind")} {onchange}>
+            <option value="all" selected={*filter == "all"}>{ t("all kinds") }</option>
+            { for KINDS.iter().map(|(_, n)| html! { <option value={*n} selected={filter.as_str() == *n}>{ t(n) }</option> }) }
         </select>
     };
     html! {
-        <Panel id="event-log" title="Event log" testid="event-log" class="area-log"
-            description="What happened, newest first." actions={actions}>
+        <Panel id="event-log" title={t("Event log")} testid="event-log" class="area-log"
+            description={t("What happened, newest first.")} actions={actions}>
             <ol class="log">
                 if shown.is_empty() {
-                    <li class="muted">{ "Nothing yet: press play." }</li>
+                    <li class="muted">{ t("Nothing yet: press play.") }</li>
                 }
                 { for shown.iter().map(|(seq, e)| {
                     let kind = kind_name(e.kind);
                     html! {
                         <li key={*seq} class={classes!("log-entry", format!("log-{kind}"))} data-testid="log-entry" data-kind={kind}>
                             <span class="log-time">{ format!("{:>8.3}s", e.at as f64 / 1e6) }</span>
-                            <span class="log-kind">{ kind }</span>
-                            <span class="log-text">{ e.text.clone() }</span>
+                            <span class="log-kind">{ t(kind) }</span>
+                            <span class="log-text">{ log_text(e, lang) }</span>
                         </li>
                     }
                 }) }

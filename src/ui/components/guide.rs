@@ -19,6 +19,7 @@ use crate::engine::report::Report;
 use crate::scenario::guide::{section_title, Expectation, Metric};
 use crate::ui::command::Command;
 use crate::ui::format;
+use crate::ui::i18n::{guides, t, t_dyn, tf, use_lang, Lang};
 use crate::ui::sim::GuideView;
 
 use super::panel::Panel;
@@ -41,7 +42,7 @@ fn value_text(metric: Metric, v: f64) -> String {
         "ms" => format::ms(v),
         "bytes" => format::bytes(v.max(0.0) as u64),
         "ratio" => format::pct(v),
-        "yes/no" => if v >= 1.0 { "yes" } else { "no" }.into(),
+        "yes/no" => if v >= 1.0 { t("yes") } else { t("no") }.into(),
         _ => format!("{v:.0}"),
     }
 }
@@ -49,9 +50,9 @@ fn value_text(metric: Metric, v: f64) -> String {
 fn bound_text(e: &Expectation) -> String {
     if e.metric.unit() == "yes/no" {
         return if e.min.is_some_and(|m| m >= 1.0) {
-            "yes"
+            t("yes")
         } else {
-            "no"
+            t("no")
         }
         .into();
     }
@@ -60,6 +61,20 @@ fn bound_text(e: &Expectation) -> String {
 
 /// "median end-to-end (ms) at explode, checkpoints after 20s".
 fn figure_name(e: &Expectation) -> String {
+    // In Chinese the metric keeps its name as spelled (`median_sync_ms`).
+    if crate::ui::i18n::current() == Lang::Zh {
+        let mut s = e.metric.name().to_string();
+        if let Some(op) = &e.operator {
+            s.push_str(&tf(" at {0}", &[op]));
+        }
+        match (&e.after, &e.before) {
+            (Some(a), Some(b)) => s.push_str(&tf(", checkpoints {0}–{1}", &[a, b])),
+            (Some(a), None) => s.push_str(&tf(", checkpoints after {0}", &[a])),
+            (None, Some(b)) => s.push_str(&tf(", checkpoints before {0}", &[b])),
+            (None, None) => {}
+        }
+        return s;
+    }
     let mut s = e.metric.name().replace('_', " ");
     for unit in [" ms", " bytes"] {
         if let Some(stripped) = s.strip_suffix(unit) {
@@ -67,12 +82,12 @@ fn figure_name(e: &Expectation) -> String {
         }
     }
     if let Some(op) = &e.operator {
-        s.push_str(&format!(" at {op}"));
+        s.push_str(&tf(" at {0}", &[op]));
     }
     match (&e.after, &e.before) {
-        (Some(a), Some(b)) => s.push_str(&format!(", checkpoints {a}–{b}")),
-        (Some(a), None) => s.push_str(&format!(", checkpoints after {a}")),
-        (None, Some(b)) => s.push_str(&format!(", checkpoints before {b}")),
+        (Some(a), Some(b)) => s.push_str(&tf(", checkpoints {0}–{1}", &[a, b])),
+        (Some(a), None) => s.push_str(&tf(", checkpoints after {0}", &[a])),
+        (None, Some(b)) => s.push_str(&tf(", checkpoints before {0}", &[b])),
         (None, None) => {}
     }
     s
@@ -96,7 +111,7 @@ fn promise(e: &Expectation, report: &Report, done: bool) -> Html {
             <span class="promise-says">{ e.says.clone() }</span>
             <span class="promise-figure">
                 { figure_name(e) }{ ": " }<strong>{ value }</strong>
-                <span class="promise-bound">{ format!(" (promised {})", bound_text(e)) }</span>
+                <span class="promise-bound">{ tf(" (promised {0})", &[&bound_text(e)]) }</span>
             </span>
         </li>
     }
@@ -105,11 +120,16 @@ fn promise(e: &Expectation, report: &Report, done: bool) -> Html {
 /// The guide of the running preset.
 #[function_component(GuidePanel)]
 pub fn guide_panel(props: &GuideProps) -> Html {
+    let lang = use_lang();
     let view = &props.view;
-    let g = &view.guide;
+    let zh = (lang == Lang::Zh)
+        .then(|| view.preset.as_deref().and_then(guides::zh))
+        .flatten();
+    let translated = zh.map(|z| guides::translate(&view.guide, z));
+    let g = translated.as_ref().unwrap_or(&view.guide);
     let title = match g.section.and_then(|n| Some((n, section_title(n)?))) {
-        Some((n, t)) => format!("Guide · article §{n}: {t}"),
-        None => "Guide".to_string(),
+        Some((n, title)) => tf("Guide · article §{0}: {1}", &[&n, &t_dyn(title)]),
+        None => t("Guide").to_string(),
     };
     let active = view.active_try.and_then(|i| g.tries.get(i).map(|t| (i, t)));
     let expectations = match active {
@@ -117,18 +137,18 @@ pub fn guide_panel(props: &GuideProps) -> Html {
         None => &g.expect,
     };
     let heading = match active {
-        Some((_, t)) => format!("What “{}” shows", t.label),
-        None => "What this run shows".to_string(),
+        Some((_, tr)) => tf("What “{0}” shows", &[&tr.label]),
+        None => t("What this run shows").to_string(),
     };
     let met = expectations
         .iter()
         .filter(|e| e.evaluate(&props.report).met == Some(true))
         .count();
-    let tries = g.tries.iter().enumerate().map(|(i, t)| {
+    let tries = g.tries.iter().enumerate().map(|(i, tr)| {
         let on_command = props.on_command.clone();
         let onclick = Callback::from(move |_: MouseEvent| on_command.emit(Command::Try(Some(i))));
         let is_active = view.active_try == Some(i);
-        let settings = t
+        let settings = tr
             .changes()
             .into_iter()
             .map(|c| html! { <code class="try-setting">{ c }</code> })
@@ -137,10 +157,10 @@ pub fn guide_panel(props: &GuideProps) -> Html {
             <li class={classes!("try", is_active.then_some("active"))}>
                 <button type="button" class="try-button" data-testid={format!("guide-try-{i}")}
                     disabled={is_active} {onclick}
-                    title="Re-run the preset from 0 s with these options">
-                    { if is_active { format!("Running: {}", t.label) } else { format!("Try: {}", t.label) } }
+                    title={t("Re-run the preset from 0 s with these options")}>
+                    { if is_active { tf("Running: {0}", &[&tr.label]) } else { tf("Try: {0}", &[&tr.label]) } }
                 </button>
-                <p class="try-why">{ t.why.clone() }</p>
+                <p class="try-why">{ tr.why.clone() }</p>
                 <div class="try-settings">{ settings }</div>
             </li>
         }
@@ -150,7 +170,7 @@ pub fn guide_panel(props: &GuideProps) -> Html {
         let onclick = Callback::from(move |_: MouseEvent| on_command.emit(Command::Try(None)));
         html! {
             <button type="button" class="try-button back" data-testid="guide-try-base" {onclick}>
-                { "Back to the preset" }
+                { t("Back to the preset") }
             </button>
         }
     });
@@ -161,10 +181,10 @@ pub fn guide_panel(props: &GuideProps) -> Html {
     };
     let actions = html! {
         <>
-            <span class="guide-count" data-testid="guide-summary">{ format!("{met}/{} promised figures reached", expectations.len()) }</span>
+            <span class="guide-count" data-testid="guide-summary">{ tf("{0}/{1} promised figures reached", &[&met, &expectations.len()]) }</span>
             <button type="button" class="link-button" data-testid="guide-toggle" onclick={toggle}
                 aria-expanded={open.to_string()}>
-                { if *open { "Hide" } else { "Show" } }
+                { if *open { t("Hide") } else { t("Show") } }
             </button>
         </>
     };
@@ -182,7 +202,7 @@ pub fn guide_panel(props: &GuideProps) -> Html {
             }
             <div class="guide-cols">
                 <div class="guide-col">
-                    <h3 class="guide-h">{ "What to watch" }</h3>
+                    <h3 class="guide-h">{ t("What to watch") }</h3>
                     <ol class="guide-watch">
                         { for g.watch.iter().map(|w| html! { <li>{ w.clone() }</li> }) }
                     </ol>
@@ -190,7 +210,7 @@ pub fn guide_panel(props: &GuideProps) -> Html {
                 <div class="guide-col" data-testid="guide-promises">
                     <h3 class="guide-h">
                         { heading }
-                        <span class="guide-count">{ format!(" {met}/{} reached", expectations.len()) }</span>
+                        <span class="guide-count">{ tf(" {0}/{1} reached", &[&met, &expectations.len()]) }</span>
                     </h3>
                     <ul class="guide-promise-list">
                         { for expectations.iter().map(|e| promise(e, &props.report, props.done)) }
@@ -198,7 +218,7 @@ pub fn guide_panel(props: &GuideProps) -> Html {
                 </div>
                 if !g.tries.is_empty() {
                     <div class="guide-col">
-                        <h3 class="guide-h">{ "Touch a control" }</h3>
+                        <h3 class="guide-h">{ t("Touch a control") }</h3>
                         <ul class="guide-tries">{ for tries }</ul>
                         { for back }
                     </div>

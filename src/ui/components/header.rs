@@ -16,6 +16,7 @@ use crate::scenario;
 use crate::scenario::guide::SECTIONS;
 use crate::ui::clipboard;
 use crate::ui::command::Command;
+use crate::ui::i18n::{t, tf, use_lang, Lang};
 
 #[derive(Properties, PartialEq)]
 pub struct HeaderProps {
@@ -29,6 +30,9 @@ pub struct HeaderProps {
     /// The theme shown (`dark` / `light`); `theme-toggle` switches to the other.
     #[prop_or(AttrValue::Static("light"))]
     pub theme: AttrValue,
+    /// The interface's language; `lang-toggle` switches to the other.
+    #[prop_or_default]
+    pub lang: Lang,
 }
 
 /// A preset in the menu: (name, title).
@@ -39,9 +43,15 @@ type PresetEntry = (&'static str, String);
 fn preset_groups() -> Vec<(String, Vec<PresetEntry>)> {
     let mut groups: Vec<(Option<u32>, String, Vec<PresetEntry>)> = SECTIONS
         .iter()
-        .map(|(n, t)| (Some(*n), format!("§{n} {t}"), vec![]))
+        .map(|(n, t)| {
+            (
+                Some(*n),
+                format!("§{n} {}", crate::ui::i18n::t_dyn(t)),
+                vec![],
+            )
+        })
         .collect();
-    groups.push((None, "Baselines".to_string(), vec![]));
+    groups.push((None, t("Baselines").to_string(), vec![]));
     for name in scenario::preset_names() {
         let Some(doc) = scenario::preset(name) else {
             continue;
@@ -61,6 +71,7 @@ fn preset_groups() -> Vec<(String, Vec<PresetEntry>)> {
 /// The page's top bar.
 #[function_component(Header)]
 pub fn header(props: &HeaderProps) -> Html {
+    use_lang();
     let on_preset = {
         let cb = props.on_command.clone();
         Callback::from(move |e: Event| {
@@ -107,60 +118,66 @@ pub fn header(props: &HeaderProps) -> Html {
                     </svg>
                 </span>
                 <h1 class="brand-name">{ "Checkpoint Playground" }</h1>
-                <span class="brand-tagline">{ "Flink's checkpoint runtime, simulated: aligned & unaligned checkpoints, backpressure, recovery" }</span>
+                <span class="brand-tagline">{ t("Flink's checkpoint runtime, simulated: aligned & unaligned checkpoints, backpressure, recovery") }</span>
             </div>
             <div class="header-actions">
                 <label class="preset-picker">
-                    <span class="field-label">{ "scenario" }</span>
-                    <select key={current.to_string()} data-testid="preset-select" aria-label="Preset scenario" onchange={on_preset}>
+                    <span class="field-label">{ t("scenario") }</span>
+                    <select key={current.to_string()} data-testid="preset-select" aria-label={t("Preset scenario")} onchange={on_preset}>
                         if current.is_empty() {
-                            <option value="" selected=true>{ "(from link)" }</option>
+                            <option value="" selected=true>{ t("(from link)") }</option>
                         }
                         { for preset_groups().into_iter().map(|(group, presets)| html! {
                             <optgroup label={group}>
                                 { for presets.into_iter().map(|(name, title)| html! {
-                                    <option value={name} selected={current == name}>{ format!("{name} — {title}") }</option>
+                                    <option value={name} selected={current == name}>{ format!("{name} — {}", crate::ui::i18n::preset_title(name, &title)) }</option>
                                 }) }
                             </optgroup>
                         }) }
                     </select>
                 </label>
                 <button type="button" class="header-button primary" data-testid="share" onclick={share}
-                    title="Put this scenario, with everything you did, in the URL and copy the link">
-                    { "Share link" }
+                    title={t("Put this scenario, with everything you did, in the URL and copy the link")}>
+                    { t("Share link") }
                 </button>
-                <label class="share-at-time" title="The link opens paused at the current virtual time (&t=… at its end)">
+                <label class="share-at-time" title={t("The link opens paused at the current virtual time (&t=… at its end)")}>
                     <input type="checkbox" data-testid="share-at-time" checked={props.share_at_time} onchange={at_time} />
-                    <span>{ "at current time" }</span>
+                    <span>{ t("at current time") }</span>
                 </label>
                 <button type="button" class="header-button" data-testid="export-json" onclick={emit(Command::ExportJson)}
-                    title="Download this run, with everything you did, as a scenario JSON file">
-                    { "Export JSON" }
+                    title={t("Download this run, with everything you did, as a scenario JSON file")}>
+                    { t("Export JSON") }
                 </button>
                 <button type="button" class="header-button" data-testid="export-flink" onclick={emit(Command::ExportFlink)}
-                    title="Download this run as a runnable Apache Flink job (a zip: Java job, config.yaml, run-local.sh, README of what maps)">
-                    { "Export Flink job" }
+                    title={t("Download this run as a runnable Apache Flink job (a zip: Java job, config.yaml, run-local.sh, README of what maps)")}>
+                    { t("Export Flink job") }
                 </button>
                 if clipboard::available() {
                     <button type="button" class="header-button" data-testid="copy-json" onclick={emit(Command::CopyJson)}
-                        title="Copy this run's scenario JSON to the clipboard">
-                        { "Copy JSON" }
+                        title={t("Copy this run's scenario JSON to the clipboard")}>
+                        { t("Copy JSON") }
                     </button>
                 }
                 <button type="button" class="header-button" data-testid="import-json" onclick={emit(Command::ToggleImport)}
-                    title="Open a scenario JSON file or pasted JSON in place of this run">
-                    { "Import…" }
+                    title={t("Open a scenario JSON file or pasted JSON in place of this run")}>
+                    { t("Import…") }
                 </button>
                 <button type="button" class="header-button" data-testid="edit-job" onclick={emit(Command::OpenEditor)}
-                    title="Edit the job graph: operators, edges, partitioners, parallelism">
-                    { "Edit job" }
+                    title={t("Edit the job graph: operators, edges, partitioners, parallelism")}>
+                    { t("Edit job") }
                 </button>
                 <button type="button" class="header-button" data-testid="theme-toggle" onclick={emit(Command::ToggleTheme)}
                     aria-pressed={(props.theme.as_str() == "dark").to_string()} data-theme={props.theme.clone()}
-                    title="Switch between the dark and the light theme (your choice, kept in this browser; not part of a shared link)">
-                    { if props.theme.as_str() == "dark" { "☀ Light" } else { "☾ Dark" } }
+                    title={t("Switch between the dark and the light theme (your choice, kept in this browser; not part of a shared link)")}>
+                    { if props.theme.as_str() == "dark" { t("☀ Light") } else { t("☾ Dark") } }
                 </button>
-                <button type="button" class="header-button" data-testid="help" onclick={help} title="Keyboard shortcuts (?)">
+                <button type="button" class="header-button lang-toggle" data-testid="lang-toggle" onclick={emit(Command::ToggleLang)}
+                    lang={props.lang.other().tag()} data-lang={props.lang.tag()}
+                    aria-label={tf("Interface language: {0}; switch to {1} (l)", &[&props.lang.name(), &props.lang.other().name()])}
+                    title={tf("Interface language: {0}; switch to {1} (l)", &[&props.lang.name(), &props.lang.other().name()])}>
+                    { props.lang.switch_label() }
+                </button>
+                <button type="button" class="header-button" data-testid="help" onclick={help} title={t("Keyboard shortcuts (?)")}>
                     { "?" }
                 </button>
                 if let Some(note) = &props.share_note {

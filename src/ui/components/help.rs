@@ -9,9 +9,10 @@ use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use crate::ui::command::Command;
+use crate::ui::i18n::{t, use_lang};
 
 /// The shortcuts, as (keys, what they do).
-pub const KEYS: [(&str, &str); 11] = [
+pub const KEYS: [(&str, &str); 12] = [
     ("Space", "play / pause"),
     ("→", "run the next engine event (single step)"),
     (
@@ -31,6 +32,7 @@ pub const KEYS: [(&str, &str); 11] = [
         "← / → · Home / End",
         "on the timeline handle: travel 1 s back / ahead · to the start / the furthest time reached",
     ),
+    ("l", "switch the interface language (English / 中文)"),
     ("? / Esc", "show / close this help"),
 ];
 
@@ -41,6 +43,7 @@ pub struct HelpProps {
 
 #[function_component(HelpOverlay)]
 pub fn help_overlay(props: &HelpProps) -> Html {
+    use_lang();
     let close = {
         let cb = props.on_command.clone();
         Callback::from(move |_: MouseEvent| cb.emit(Command::ToggleHelp))
@@ -78,12 +81,12 @@ pub fn help_overlay(props: &HelpProps) -> Html {
         <div class="overlay" data-testid="help-overlay" role="dialog" aria-modal="true" aria-labelledby="help-title"
             onkeydown={trap}>
             <div class="overlay-card">
-                <h2 id="help-title">{ "Keyboard shortcuts" }</h2>
+                <h2 id="help-title">{ t("Keyboard shortcuts") }</h2>
                 <table class="keys">
-                    { for KEYS.iter().map(|(k, what)| html! { <tr><td><kbd>{ *k }</kbd></td><td>{ *what }</td></tr> }) }
+                    { for KEYS.iter().map(|(k, what)| html! { <tr><td><kbd>{ *k }</kbd></td><td>{ t(what) }</td></tr> }) }
                 </table>
-                <p class="muted">{ "Every action you take (costs, rates, failures, settings, triggers) is recorded; Share puts them in the link, and opening it replays the run exactly." }</p>
-                <button type="button" class="header-button primary" onclick={close} data-testid="help-close" ref={button}>{ "Close" }</button>
+                <p class="muted">{ t("Every action you take (costs, rates, failures, settings, triggers) is recorded; Share puts them in the link, and opening it replays the run exactly.") }</p>
+                <button type="button" class="header-button primary" onclick={close} data-testid="help-close" ref={button}>{ t("Close") }</button>
             </div>
         </div>
     }

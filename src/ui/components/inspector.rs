@@ -18,6 +18,7 @@ use crate::engine::spec::Action;
 use crate::engine::time::Micros;
 use crate::ui::command::{ActionError, Command, Control};
 use crate::ui::format;
+use crate::ui::i18n::{t, t_dyn, tf, use_lang};
 use crate::ui::sim::{LiveView, SettingsView};
 
 use super::job_graph::{activity_name, status_name};
@@ -60,8 +61,8 @@ fn slider_from_rate(r: f64) -> f64 {
     ((r.max(10.0).log10() - 1.0) / 3.5 * 100.0).clamp(0.0, 100.0)
 }
 
-fn details(props: &InspectorProps, t: usize) -> Html {
-    let Some(v) = props.live.tasks.get(t) else {
+fn details(props: &InspectorProps, task: usize) -> Html {
+    let Some(v) = props.live.tasks.get(task) else {
         return html! {};
     };
     let op = props
@@ -88,7 +89,7 @@ fn details(props: &InspectorProps, t: usize) -> Html {
         .live
         .channels
         .iter()
-        .filter(|c| c.to_task == t)
+        .filter(|c| c.to_task == task)
         .collect();
     let name_of = |task: usize| {
         props
@@ -110,23 +111,23 @@ fn details(props: &InspectorProps, t: usize) -> Html {
                 <strong class="subtask-title">{ v.name.clone() }</strong>
                 <button type="button" class="danger-button" data-testid="fail-subtask" onclick={fail}
                     disabled={canceled}
-                    title={if canceled { "Cancelled: the job is restarting; there is no running subtask to fail" } else { "Inject a failure into this subtask (recorded in the scenario)" }}>
-                    { format!("Fail {}", v.name) }
+                    title={if canceled { t("Cancelled: the job is restarting; there is no running subtask to fail") } else { t("Inject a failure into this subtask (recorded in the scenario)") }}>
+                    { tf("Fail {0}", &[&v.name]) }
                 </button>
             </div>
             <dl class="kv">
-                { row("Status", status_name(v.status).to_string()) }
-                { row("Doing now", activity_name(v.activity).to_string()) }
-                { row("Busy / backpressured / idle", format!("{} / {} / {}", format::pct(v.busy), format::pct(v.backpressured), format::pct(v.idle))) }
-                { row("Barrier handler", v.handler_state.to_string()) }
-                { row("Checkpoint", v.checkpoint.map(|(id, p)| format!("{id}: {p}")).unwrap_or_else(|| "-".into())) }
-                { row("Output buffers", format!("{} / {} in use{}", v.output_pool.0, v.output_pool.1,
-                    if v.overdraft_in_use > 0 { format!(", {} overdraft", v.overdraft_in_use) } else { String::new() })) }
-                { row("Records in / out", format!("{} / {}", v.records_in, v.records_out)) }
+                { row(t("Status"), status_name(v.status).to_string()) }
+                { row(t("Doing now"), t_dyn(activity_name(v.activity))) }
+                { row(t("Busy / backpressured / idle"), format!("{} / {} / {}", format::pct(v.busy), format::pct(v.backpressured), format::pct(v.idle))) }
+                { row(t("Barrier handler"), v.handler_state.to_string()) }
+                { row(t("Checkpoint"), v.checkpoint.map(|(id, p)| format!("{id}: {}", t_dyn(p))).unwrap_or_else(|| "-".into())) }
+                { row(t("Output buffers"), format!("{}{}", tf("{0} / {1} in use", &[&v.output_pool.0, &v.output_pool.1]),
+                    if v.overdraft_in_use > 0 { tf(", {0} overdraft", &[&v.overdraft_in_use]) } else { String::new() })) }
+                { row(t("Records in / out"), format!("{} / {}", v.records_in, v.records_out)) }
             </dl>
             if !inputs.is_empty() && !canceled {
                 <table class="mini-table">
-                    <thead><tr><th>{ "input channel" }</th><th>{ "queued" }</th><th>{ "credit" }</th><th>{ "excl/float" }</th><th>{ "state" }</th></tr></thead>
+                    <thead><tr><th>{ t("input channel") }</th><th>{ t("queued") }</th><th>{ t("credit") }</th><th>{ t("excl/float") }</th><th>{ t("state") }</th></tr></thead>
                     <tbody>
                         { for inputs.iter().map(|c| html! {
                             <tr>
@@ -135,9 +136,9 @@ fn details(props: &InspectorProps, t: usize) -> Html {
                                 <td>{ c.credit }</td>
                                 <td>{ format!("{}/{}", c.exclusive, c.floating) }</td>
                                 <td>{
-                                    if c.blocked_at_receiver { "blocked (aligning)" }
-                                    else if c.persisting { "persisting" }
-                                    else if c.closed { "closed" }
+                                    if c.blocked_at_receiver { t("blocked (aligning)") }
+                                    else if c.persisting { t("persisting") }
+                                    else if c.closed { t("closed") }
                                     else { "" }
                                 }</td>
                             </tr>
@@ -151,6 +152,7 @@ fn details(props: &InspectorProps, t: usize) -> Html {
 
 #[function_component(Inspector)]
 pub fn inspector(props: &InspectorProps) -> Html {
+    use_lang();
     let knobs = props.settings.operators.iter().map(|o| {
         // As in the settings panel, each slider is put back at the running value before
         // the change is sent: a refused change leaves it there, a taken one re-renders.
@@ -189,8 +191,8 @@ pub fn inspector(props: &InspectorProps) -> Html {
             });
             html! {
                 <>
-                <label class="knob" title="Records per second emitted by each source subtask">
-                    <span class="knob-name">{ "rate" }</span>
+                <label class="knob" title={t("Records per second emitted by each source subtask")}>
+                    <span class="knob-name">{ t("rate") }</span>
                     <input type="range" min="0" max="100" step="1" data-testid={format!("rate-{}", o.id)}
                         value={rate_now} {onchange} />
                     <span class="knob-value">{ format!("{rate:.0}/s") }</span>
@@ -205,8 +207,8 @@ pub fn inspector(props: &InspectorProps) -> Html {
         html! {
             <div class="knob-row">
                 <div class="knob-op"><strong>{ o.id.clone() }</strong><span class="muted-small">{ format!(" {} ×{}", o.kind, o.parallelism) }</span></div>
-                <label class="knob" title="Virtual processing time per record: raise it to create backpressure upstream">
-                    <span class="knob-name">{ "cost" }</span>
+                <label class="knob" title={t("Virtual processing time per record: raise it to create backpressure upstream")}>
+                    <span class="knob-name">{ t("cost") }</span>
                     <input type="range" min="0" max="100" step="1" data-testid={format!("cost-{}", o.id)}
                         value={cost_now} onchange={cost_cb} />
                     <span class="knob-value">{ format::dur(o.cost) }</span>
@@ -220,17 +222,17 @@ pub fn inspector(props: &InspectorProps) -> Html {
         }
     });
     html! {
-        <Panel id="inspector" title="Inspector" testid="inspector" class="area-inspector">
+        <Panel id="inspector" title={t("Inspector")} testid="inspector" class="area-inspector">
             if let Some(e) = ActionError::at(&props.error, &Control::Other) {
                 <p class="inline-error" data-testid="action-error">{ e }</p>
             }
             {
                 match props.selected {
                     Some(t) => details(props, t),
-                    None => html! { <p class="muted hint">{ "Click a subtask in the job graph to see its barrier handler state, checkpoint phase and buffers, and to fail it." }</p> },
+                    None => html! { <p class="muted hint">{ t("Click a subtask in the job graph to see its barrier handler state, checkpoint phase and buffers, and to fail it.") }</p> },
                 }
             }
-            <h3 class="subsection-title">{ "Operators — drag to apply backpressure live" }</h3>
+            <h3 class="subsection-title">{ t("Operators — drag to apply backpressure live") }</h3>
             <div class="knobs">{ for knobs }</div>
         </Panel>
     }

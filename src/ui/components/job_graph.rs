@@ -854,17 +854,17 @@ fn legend() -> Html {
     };
     html! {
         <ul class="legend" aria-label="Legend">
-            { item(html!{ <g class="cell"><rect class="cell-box" x="5" y="2" width="8" height="10"/><rect class="cell-fill" x="5" y="6" width="8" height="6"/></g> }, "buffer (fill = bytes)") }
-            { item(html!{ <g class="cell cell-captured"><rect class="cell-box" x="5" y="2" width="8" height="10"/><rect class="cell-fill" x="5" y="4" width="8" height="8"/></g> }, "captured for UC") }
-            { item(html!{ <g class="cell cell-recovered"><rect class="cell-box" x="5" y="2" width="8" height="10"/><rect class="cell-fill" x="5" y="4" width="8" height="8"/></g> }, "recovered") }
-            { item(html!{ <rect class="barrier barrier-aligned" x="7" y="0" width="3" height="14"/> }, "aligned barrier") }
-            { item(html!{ <polygon class="barrier barrier-unaligned" points="9,1 14,7 9,13 4,7"/> }, "unaligned barrier") }
-            { item(html!{ <rect class="lane-bg lane-blocked" x="1" y="3" width="16" height="8"/> }, "blocked (aligning)") }
-            { item(html!{ <rect class="lane-bg lane-persisting" x="1" y="3" width="16" height="8"/> }, "being persisted") }
-            { item(html!{ <path class="wire wire-no-credit" d="M0,7 L18,7"/> }, "no credit") }
+            { item(html!{ <g class="cell"><rect class="cell-box" x="5" y="2" width="8" height="10"/><rect class="cell-fill" x="5" y="6" width="8" height="6"/></g> }, crate::ui::i18n::t("buffer (fill = bytes)")) }
+            { item(html!{ <g class="cell cell-captured"><rect class="cell-box" x="5" y="2" width="8" height="10"/><rect class="cell-fill" x="5" y="4" width="8" height="8"/></g> }, crate::ui::i18n::t("captured for UC")) }
+            { item(html!{ <g class="cell cell-recovered"><rect class="cell-box" x="5" y="2" width="8" height="10"/><rect class="cell-fill" x="5" y="4" width="8" height="8"/></g> }, crate::ui::i18n::t("recovered")) }
+            { item(html!{ <rect class="barrier barrier-aligned" x="7" y="0" width="3" height="14"/> }, crate::ui::i18n::t("aligned barrier")) }
+            { item(html!{ <polygon class="barrier barrier-unaligned" points="9,1 14,7 9,13 4,7"/> }, crate::ui::i18n::t("unaligned barrier")) }
+            { item(html!{ <rect class="lane-bg lane-blocked" x="1" y="3" width="16" height="8"/> }, crate::ui::i18n::t("blocked (aligning)")) }
+            { item(html!{ <rect class="lane-bg lane-persisting" x="1" y="3" width="16" height="8"/> }, crate::ui::i18n::t("being persisted")) }
+            { item(html!{ <path class="wire wire-no-credit" d="M0,7 L18,7"/> }, crate::ui::i18n::t("no credit")) }
             { item(html!{ <rect class="legend-bp bp-ok" x="1" y="2" width="16" height="10" rx="2"/> }, "OK") }
             { item(html!{ <rect class="legend-bp bp-low" x="1" y="2" width="16" height="10" rx="2"/> }, "LOW") }
-            { item(html!{ <rect class="legend-bp bp-high" x="1" y="2" width="16" height="10" rx="2"/> }, "HIGH backpressure") }
+            { item(html!{ <rect class="legend-bp bp-high" x="1" y="2" width="16" height="10" rx="2"/> }, crate::ui::i18n::t("HIGH backpressure")) }
         </ul>
     }
 }
@@ -897,6 +897,7 @@ fn op_headers(props: &HeadersProps) -> Html {
 /// The job view panel.
 #[function_component(JobGraphPanel)]
 pub fn job_graph_panel(props: &JobGraphProps) -> Html {
+    crate::ui::i18n::use_lang();
     let layout = &props.layout;
     let live = &props.live;
     let canvas = use_node_ref();
@@ -1012,7 +1013,7 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
                 <button type="button" class="control presentation-toggle" data-testid="presentation-toggle"
                     aria-pressed={on.to_string()} title="Presentation mode: the job view alone, full screen, larger marks, high contrast (key p; Esc leaves it)"
                     {onclick}>
-                    { if on { "Leave presentation" } else { "Present" } }
+                    { if on { crate::ui::i18n::t("Leave presentation") } else { crate::ui::i18n::t("Present") } }
                 </button>
             })
         }
@@ -1021,7 +1022,7 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
     let actions = html! {
         <>
             <span class="badge" title="Checkpoint pending at the coordinator">
-                { live.pending_checkpoint.map(|id| format!("checkpoint {id} pending")).unwrap_or_else(|| "no checkpoint pending".into()) }
+                { live.pending_checkpoint.map(|id| crate::ui::i18n::tf("checkpoint {0} pending", &[&id])).unwrap_or_else(|| crate::ui::i18n::t("no checkpoint pending").into()) }
             </span>
             { for toggle }
         </>
@@ -1049,10 +1050,10 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
         ),
         None => (
             AttrValue::from("job-graph"),
-            AttrValue::from("Job graph"),
+            AttrValue::from(crate::ui::i18n::t("Job graph")),
             AttrValue::from("job-graph"),
             classes!("area-graph"),
-            Some(AttrValue::from("Subtasks coloured by backpressure; every channel's buffers from the producer's subpartition, over the wire, into the consumer's input channel. Click a subtask to inspect or fail it.")),
+            Some(AttrValue::from(crate::ui::i18n::t("Subtasks coloured by backpressure; every channel's buffers from the producer's subpartition, over the wire, into the consumer's input channel. Click a subtask to inspect or fail it."))),
         ),
     };
     html! {

@@ -17,6 +17,7 @@ use crate::engine::config::KEYS;
 use crate::engine::spec::Action;
 use crate::scenario::convert::config_value;
 use crate::ui::command::{ActionError, Command, Control};
+use crate::ui::i18n::{t, tf, use_lang};
 use crate::ui::sim::SettingsView;
 
 use super::panel::Panel;
@@ -89,12 +90,19 @@ pub struct SettingsProps {
 fn doc(key: &str) -> String {
     KEYS.iter()
         .find(|k| k.key == key)
-        .map(|k| format!("{key}\n{}\nFlink default: {}", k.doc, k.default))
+        .map(|k| {
+            format!(
+                "{key}\n{}\n{}",
+                k.doc,
+                tf("Flink default: {0}", &[&k.default])
+            )
+        })
         .unwrap_or_else(|| key.to_string())
 }
 
 #[function_component(SettingsPanel)]
 pub fn settings_panel(props: &SettingsProps) -> Html {
+    use_lang();
     let config = &props.settings.config;
     let fields = FIELDS.iter().map(|(key, label, field)| {
         let key = *key;
@@ -157,7 +165,7 @@ pub fn settings_panel(props: &SettingsProps) -> Html {
         html! {
             <div class={classes!("setting-cell", error.is_some().then_some("has-error"))}>
                 <label class="setting" title={doc(key)}>
-                    <span class="setting-label">{ *label }</span>
+                    <span class="setting-label">{ t(label) }</span>
                     { control }
                 </label>
                 if let Some(message) = error {
@@ -168,12 +176,12 @@ pub fn settings_panel(props: &SettingsProps) -> Html {
         }
     });
     html! {
-        <Panel id="settings" title="Checkpoint settings" testid="settings" class="area-settings"
-            description="Live; buffer counts take effect when the job (re)starts, as in Flink. Hover for the Flink key.">
+        <Panel id="settings" title={t("Checkpoint settings")} testid="settings" class="area-settings"
+            description={t("Live; buffer counts take effect when the job (re)starts, as in Flink. Hover for the Flink key.")}>
             <div class="settings-grid">{ for fields }</div>
             if !props.settings.events.is_empty() {
                 <details class="recorded">
-                    <summary>{ format!("{} recorded action(s) — replayed by a shared link", props.settings.events.len()) }</summary>
+                    <summary>{ tf("{0} recorded action(s) — replayed by a shared link", &[&props.settings.events.len()]) }</summary>
                     <ul>
                         { for props.settings.events.iter().map(|e| html! {
                             <li data-testid="recorded-action">{ crate::ui::format::timed_action(e.at, &e.action) }</li>

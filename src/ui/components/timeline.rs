@@ -16,6 +16,8 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
+use crate::ui::i18n::{t, t_dyn, tf, use_lang};
+
 use crate::engine::time::Micros;
 use crate::ui::command::Command;
 use crate::ui::format;
@@ -83,6 +85,7 @@ fn time_at(track: &NodeRef, e: &PointerEvent, duration: Micros) -> Option<Micros
 
 #[function_component(Timeline)]
 pub fn timeline(props: &TimelineProps) -> Html {
+    use_lang();
     let track = use_node_ref();
     let dragging = use_mut_ref(|| false);
     let hover = use_state(|| None::<Micros>);
@@ -174,28 +177,28 @@ pub fn timeline(props: &TimelineProps) -> Html {
         } else {
             ("checkpoint", "|")
         };
-        let title = format!(
-            "checkpoint {} {} — triggered {}, ended {}",
-            c.id,
-            c.status.replace('_', " "),
-            format::clock(c.trigger),
-            format::clock(end)
+        let title = tf(
+            "checkpoint {0} {1} — triggered {2}, ended {3}",
+            &[
+                &c.id,
+                &t_dyn(&c.status.replace('_', " ")),
+                &format::clock(c.trigger),
+                &format::clock(end),
+            ],
         );
         Some(mark(kind, end, duration, title, glyph))
     });
     let failures = m.failures.iter().map(|f| {
-        let title = format!("failure at {}: {}", format::clock(f.at), f.what);
+        let title = tf("failure at {0}: {1}", &[&format::clock(f.at), &f.what]);
         let band = f.recovered.map(|r| {
             html! {
                 <span class="tl-outage" style={format!("left: {}; width: {}", pct(f.at, duration), pct(r.saturating_sub(f.at), duration))} />
             }
         });
         let recovery = f.recovered.map(|r| {
-            let title = format!(
-                "recovered at {} (failure at {}, {} to recover)",
-                format::clock(r),
-                format::clock(f.at),
-                format::dur(r - f.at)
+            let title = tf(
+                "recovered at {0} (failure at {1}, {2} to recover)",
+                &[&format::clock(r), &format::clock(f.at), &format::dur(r - f.at)],
             );
             mark("recovery", r, duration, title, "↺")
         });
@@ -205,9 +208,9 @@ pub fn timeline(props: &TimelineProps) -> Html {
         let title = format!(
             "{} at {}: {}",
             if a.recorded {
-                "recorded action"
+                t("recorded action")
             } else {
-                "scenario event"
+                t("scenario event")
             },
             format::clock(a.at),
             a.label
@@ -222,7 +225,7 @@ pub fn timeline(props: &TimelineProps) -> Html {
         html! {
             <span class="tl-fork" data-testid="timeline-fork" data-at={f.to_string()}
                 style={format!("left: {}", pct(f, duration))}>
-                <span class="tl-fork-label">{ format!("forked at {}", format::clock(f)) }</span>
+                <span class="tl-fork-label">{ tf("forked at {0}", &[&format::clock(f)]) }</span>
             </span>
         }
     });
@@ -234,20 +237,20 @@ pub fn timeline(props: &TimelineProps) -> Html {
         }
     });
     let status = if props.computing {
-        html! { <span class="tl-status computing" data-testid="timeline-computing">{ "computing…" }</span> }
+        html! { <span class="tl-status computing" data-testid="timeline-computing">{ t("computing…") }</span> }
     } else {
         html! {
             <span class="tl-status">
-                { format!("at {} · reached {}", format::clock(at), format::clock(furthest)) }
+                { tf("at {0} · reached {1}", &[&format::clock(at), &format::clock(furthest)]) }
                 if let Some(ms) = props.last_seek_ms {
-                    { format!(" · last seek {ms:.0} ms") }
+                    { tf(" · last seek {0} ms", &[&format!("{ms:.0}")]) }
                 }
             </span>
         }
     };
     html! {
-        <Panel id="timeline" title="Timeline" testid="timeline" class={classes!("area-timeline")}
-            description="Drag the handle (or use ←/→ on it) to travel in time; a new action after going back forks the run."
+        <Panel id="timeline" title={t("Timeline")} testid="timeline" class={classes!("area-timeline")}
+            description={t("Drag the handle (or use ←/→ on it) to travel in time; a new action after going back forks the run.")}
             actions={status}>
             <div class="tl" data-now={at.to_string()} data-furthest={furthest.to_string()}
                 data-computing={props.computing.to_string()}>
@@ -264,7 +267,7 @@ pub fn timeline(props: &TimelineProps) -> Html {
                     { for fork }
                     { for hover_label }
                     <div class="tl-handle" data-testid="timeline-handle" tabindex="0" role="slider"
-                        aria-label="Virtual time" aria-valuemin="0"
+                        aria-label={t("Virtual time")} aria-valuemin="0"
                         aria-valuemax={format!("{:.1}", duration as f64 / 1e6)}
                         aria-valuenow={format!("{:.1}", at as f64 / 1e6)}
                         aria-valuetext={format::clock(at)}

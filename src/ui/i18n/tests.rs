@@ -1,0 +1,241 @@
+//! The catalogue's completeness: every text the interface asks for has both languages
+//! with the same arguments, and every guide translation matches its preset.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use super::catalogue::ZH;
+use super::{guides, placeholders, steps, Lang};
+
+/// Reads a Rust string literal starting after its opening quote; `None` if unterminated.
+fn literal(src: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut chars = src.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => return Some(out),
+            '\\' => match chars.next()? {
+                'n' => out.push('\n'),
+                't' => out.push('\t'),
+                '\n' => {
+                    // A line continuation: skip the next line's leading whitespace.
+                    let rest: String = chars.clone().collect();
+                    let trimmed = rest.trim_start();
+                    chars = src[src.len() - trimmed.len()..].chars();
+                }
+                other => out.push(other),
+            },
+            c => out.push(c),
+        }
+    }
+    None
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// Every key passed to `t("…")`, `tf("…"` or `t_in(lang, "…")` in `src/ui`, with the file.
+fn ui_keys() -> BTreeMap<String, String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![];
+    rust_files(&root.join("src/ui"), &mut files);
+    let mut keys = BTreeMap::new();
+    for f in files.into_iter().filter(|f| !f.ends_with("i18n/tests.rs")) {
+        let src = std::fs::read_to_string(&f).unwrap();
+        for call in ["t(\"", "tf(\"", "t_static(\""] {
+            let mut from = 0;
+            while let Some(i) = src[from..].find(call) {
+                let at = from + i;
+                from = at + call.len();
+                let before = src[..at].chars().next_back();
+                if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                    continue;
+                }
+                let key = literal(&src[from..]).expect("terminated literal");
+                keys.insert(key, f.display().to_string());
+            }
+        }
+    }
+    keys
+}
+
+/// The codes of the engine's structured log messages (literals holding `{0}`).
+fn engine_codes() -> BTreeSet<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = vec![];
+    rust_files(&root.join("src/engine"), &mut files);
+    let mut codes = BTreeSet::new();
+    for f in files {
+        let src = std::fs::read_to_string(&f).unwrap();
+        for (i, _) in src.match_indices('"') {
+            if let Some(l) = literal(&src[i + 1..]) {
+                if l.contains("{0}") && !l.contains('"') {
+                    codes.insert(l);
+                }
+            }
+        }
+    }
+    codes
+}
+
+#[test]
+fn every_key_the_interface_uses_has_chinese_with_the_same_arguments() {
+    let zh: BTreeMap<&str, &str> = ZH.iter().copied().collect();
+    assert_eq!(zh.len(), ZH.len(), "a key is in the catalogue twice");
+    let mut missing = vec![];
+    for (key, file) in ui_keys() {
+        match zh.get(key.as_str()) {
+            None => missing.push(format!("{file}: {key:?}")),
+            Some(z) => assert_eq!(
+                placeholders(&key),
+                placeholders(z),
+                "{file}: {key:?} and its Chinese {z:?} take different arguments"
+            ),
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "{} key(s) without Chinese:\n{}",
+        missing.len(),
+        missing.join("\n")
+    );
+}
+
+#[test]
+fn every_catalogue_entry_has_the_same_arguments_and_is_chinese() {
+    for (en, zh) in ZH {
+        assert_eq!(placeholders(en), placeholders(zh), "{en:?} vs {zh:?}");
+        assert!(
+            zh.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)) || en == zh,
+            "{en:?}: the Chinese text {zh:?} has no Chinese"
+        );
+    }
+}
+
+#[test]
+fn every_engine_message_code_has_chinese() {
+    let zh: BTreeSet<&str> = ZH.iter().map(|(en, _)| *en).collect();
+    let codes = engine_codes();
+    assert!(codes.len() >= 8, "found {} codes", codes.len());
+    for code in codes {
+        assert!(
+            zh.contains(code.as_str()),
+            "engine code without Chinese: {code:?}"
+        );
+    }
+}
+
+#[test]
+fn the_browser_language_decides_until_the_viewer_picks() {
+    assert_eq!(Lang::from_preferences(["zh-CN", "en"]), Lang::Zh);
+    assert_eq!(Lang::from_preferences(["zh-Hant-TW"]), Lang::Zh);
+    assert_eq!(Lang::from_preferences(["fr-FR", "zh"]), Lang::Zh);
+    assert_eq!(Lang::from_preferences(["de", "en-GB", "zh"]), Lang::En);
+    assert_eq!(Lang::from_preferences(["fr"]), Lang::En);
+    assert_eq!(Lang::from_preferences([]), Lang::En);
+    assert_eq!(Lang::from_tag(Lang::Zh.tag()), Some(Lang::Zh));
+    assert_eq!(Lang::from_tag(Lang::En.tag()), Some(Lang::En));
+}
+
+#[test]
+fn fill_puts_arguments_in_place_and_leaves_other_braces() {
+    assert_eq!(super::fill("{1} / {0}", &[&"a", &2]), "2 / a");
+    assert_eq!(super::fill("a {b} {0}", &[&"x"]), "a {b} x");
+    assert_eq!(super::fill("{0}{0}", &[&1]), "11");
+}
+
+/// Runs `preset` to its end and checks every structured log entry: its English is the
+/// logged text (the run is unchanged) and its Chinese has no placeholder left.
+fn steps_of(preset: &str) -> usize {
+    let doc = crate::scenario::preset(preset).unwrap();
+    let mut engine = crate::engine::Engine::new(crate::scenario::to_spec(&doc).unwrap()).unwrap();
+    let mut coded = 0;
+    let mut seen = 0;
+    while engine.step() {
+        let total = engine.log.total;
+        for e in engine.log.entries.iter().skip(
+            engine
+                .log
+                .entries
+                .len()
+                .saturating_sub((total - seen) as usize),
+        ) {
+            if let Some(msg) = &e.msg {
+                coded += 1;
+                assert_eq!(msg.english(), e.text);
+                let line = steps::StepLine::logged(e.at, e.text.clone(), Some(msg.clone()));
+                let zh = steps::render(&line, Lang::Zh);
+                assert!(!zh.contains('{'), "{preset}: {zh}");
+                assert_ne!(
+                    zh,
+                    steps::render(&line, Lang::En),
+                    "{preset}: not translated"
+                );
+            }
+        }
+        seen = total;
+    }
+    coded
+}
+
+#[test]
+fn checkpoint_steps_of_presets_translate_without_leftovers() {
+    for preset in ["two-phases", "aligned-timeout", "stop-with-savepoint"] {
+        assert!(steps_of(preset) > 10, "{preset}: too few structured steps");
+    }
+}
+
+#[test]
+fn phase_stops_name_their_subtasks_in_both_languages() {
+    let line = steps::StepLine::phase(
+        1_500_000,
+        steps::SYNC_PHASE,
+        vec![("parse (1/2)".into(), 3), ("parse (2/2)".into(), 3)],
+    );
+    assert_eq!(
+        steps::render(&line, Lang::En),
+        "1.500s  sync phase: parse (1/2) (checkpoint 3), parse (2/2) (checkpoint 3) takes its synchronous snapshot (the task thread is held; barriers go to the outputs)"
+    );
+    let zh = steps::render(&line, Lang::Zh);
+    assert!(
+        zh.starts_with("1.500s  同步阶段：parse (1/2)（检查点 3）、parse (2/2)（检查点 3）"),
+        "{zh}"
+    );
+}
+
+#[test]
+fn guide_translations_match_their_presets() {
+    for (name, json) in guides::FILES {
+        let zh = guides::parse(json).unwrap_or_else(|e| panic!("presets/i18n/zh/{name}.json: {e}"));
+        let doc = crate::scenario::preset(name).unwrap_or_else(|| panic!("no preset {name}"));
+        let g = doc.guide.as_ref().expect("a guide");
+        assert_eq!(zh.watch.len(), g.watch.len(), "{name}: watch");
+        assert_eq!(zh.expect.len(), g.expect.len(), "{name}: expect");
+        assert_eq!(zh.tries.len(), g.tries.len(), "{name}: try");
+        for (i, (tz, t)) in zh.tries.iter().zip(&g.tries).enumerate() {
+            assert_eq!(tz.expect.len(), t.expect.len(), "{name}: try[{i}].expect");
+        }
+        assert_eq!(
+            zh.description.is_some(),
+            doc.description.is_some(),
+            "{name}: description"
+        );
+        let translated = guides::translate(g, &zh);
+        assert_eq!(translated.expect.len(), g.expect.len());
+        for (a, b) in translated.expect.iter().zip(&g.expect) {
+            assert_eq!(
+                (a.metric, a.min, a.max),
+                (b.metric, b.min, b.max),
+                "{name}: figures untouched"
+            );
+        }
+    }
+}
