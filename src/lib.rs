@@ -21,6 +21,9 @@ pub mod ui;
 pub mod ui {
     pub mod chart_export;
     pub mod format;
+    pub mod components {
+        pub mod job_view;
+    }
 }
 
 /// Starts the playground in the current page: mounts the Yew app into `#app`.

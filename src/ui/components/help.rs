@@ -11,7 +11,7 @@ use yew::prelude::*;
 use crate::ui::command::Command;
 
 /// The shortcuts, as (keys, what they do).
-pub const KEYS: [(&str, &str); 11] = [
+pub const KEYS: [(&str, &str); 14] = [
     ("Space", "play / pause"),
     ("→", "run the next engine event (single step)"),
     (
@@ -30,6 +30,18 @@ pub const KEYS: [(&str, &str); 11] = [
     (
         "← / → · Home / End",
         "on the timeline handle: travel 1 s back / ahead · to the start / the furthest time reached",
+    ),
+    (
+        "+ / − / 0",
+        "with the job view focused (click or Tab to it): zoom in / out / fit the whole job (also the wheel, and the view's − + Fit buttons)",
+    ),
+    (
+        "← ↑ → ↓",
+        "with the job view focused: pan (also drag the job)",
+    ),
+    (
+        "[ / ]",
+        "with the job view focused: the previous / next lane, with its credit, backlog, buffers and kind",
     ),
     ("? / Esc", "show / close this help"),
 ];
