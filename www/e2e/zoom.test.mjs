@@ -92,10 +92,15 @@ test('zoom, pan, fit and keys; the keys stay the page\'s elsewhere', { timeout: 
   v = await changed(page, 'zoom', '1.000');
   assert.ok(v.zoom > 1.2, `+ zooms in: ${v.zoom}`);
   assert.equal(v.fit, false);
-  const speed = await page.getByTestId('app').evaluate(() => document.querySelector('[data-testid="speed-value"], [data-testid="speed"]')?.textContent ?? '');
+  // Two more steps in, so that the job is wider than the view, then pan right.
+  await page.keyboard.press('=');
+  v = await changed(page, 'zoom', v.zoom.toFixed(3));
+  await page.keyboard.press('+');
+  v = await changed(page, 'zoom', v.zoom.toFixed(3));
   const x0 = v.view[0];
+  const viewBefore = await page.getByTestId('job-lanes').getAttribute('data-view');
   await page.keyboard.press('ArrowRight');
-  v = await changed(page, 'view', (await page.getByTestId('job-lanes').getAttribute('data-view')).replace(/^.*$/, (s) => s));
+  v = await changed(page, 'view', viewBefore);
   assert.ok(v.view[0] > x0, `ArrowRight pans right: ${x0} → ${v.view[0]}`);
   const state = await page.getByTestId('app').getAttribute('data-now-us');
   assert.equal(state, '0', 'ArrowRight on the job view pans, it does not step the engine');
@@ -133,7 +138,6 @@ test('zoom, pan, fit and keys; the keys stay the page\'s elsewhere', { timeout: 
   await page.keyboard.press('+');
   v = await view(page);
   assert.ok(Math.abs(v.zoom - 1) < 0.01, `+ outside the job view leaves the zoom: ${v.zoom}`);
-  void speed;
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -173,6 +177,10 @@ test('semantic zoom, lane tips, local and remote lanes (large)', { timeout: 120_
   await page.waitForFunction(() => document.querySelector('[data-testid="job-lanes"]').dataset.detail === 'aggregated');
   v = await view(page);
   assert.equal(v.ribbons, 3, 'one lane per operator pair');
+  const labels = page.locator('[data-testid="job-stage"] .ribbon-label');
+  assert.equal(await labels.count(), 3, 'each aggregated lane has its figures');
+  assert.match(await labels.first().textContent(), /^\d+ ch · \d+ local\nbacklog \d+ · credit \d+/);
+  assert.equal(await page.getByTestId('lane-tip').isVisible(), false, 'zooming hid the old lane tip');
   assert.match(await page.getByTestId('lane-detail').textContent(), /Zoomed out: one lane per operator pair/);
   for (const [w, h] of SIZES) {
     await page.setViewportSize({ width: w, height: h });
@@ -189,6 +197,7 @@ test('semantic zoom, lane tips, local and remote lanes (large)', { timeout: 120_
   for (let i = 0; i < 4; i++) await page.keyboard.press('+');
   await page.waitForFunction(() => document.querySelector('[data-testid="job-lanes"]').dataset.detail === 'channels');
   assert.equal(await page.getByTestId('lane-detail').textContent(), '');
+  assert.equal(await page.locator('[data-testid="job-stage"] .ribbon-label').count(), 0);
   for (const [w, h] of SIZES) {
     await page.setViewportSize({ width: w, height: h });
     await page.screenshot({ path: join(SCREENSHOTS, `zoom-large-near-${w}.png`) });

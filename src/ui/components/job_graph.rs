@@ -774,50 +774,61 @@ fn paint_ribbons(ctx: &CanvasRenderingContext2d, ribbons: &[Ribbon], pal: &Palet
     }
 }
 
-/// The figures of each aggregated lane, at a fixed screen size whatever the zoom
-/// (`vp`: the viewport; the transform is reset to device pixels by the caller).
-fn paint_ribbon_labels(
-    ctx: &CanvasRenderingContext2d,
-    ribbons: &[Ribbon],
-    vp: &Viewport,
-    dpr: f64,
-    pal: &Palette,
-) {
-    if ribbons.is_empty() {
+/// The figures of each aggregated lane, as HTML chips over the SVG (so subtask boxes do
+/// not hide them), at a fixed screen size whatever the zoom: one element per lane in
+/// `labels`, reused between frames and changed only where the text or place changed.
+fn place_ribbon_labels(labels: &web_sys::Element, ribbons: &[Ribbon], vp: &Viewport) {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
         return;
+    };
+    let children = labels.children();
+    for i in (ribbons.len() as u32..children.length()).rev() {
+        if let Some(c) = children.item(i) {
+            c.remove();
+        }
     }
-    ctx.set_font(&format!("{}px {}", 11.0 * dpr, pal.mono));
-    ctx.set_text_align("center");
-    for r in ribbons {
+    for (i, r) in ribbons.iter().enumerate() {
         let g = &r.g;
         let a = &r.agg;
-        let cx = ((g.from_x + g.to_x) / 2.0 - vp.x) * vp.k * dpr;
-        let cy = ((g.from_y0 + g.from_y1 + g.to_y0 + g.to_y1) / 4.0 - vp.y) * vp.k * dpr;
-        let lines = [
-            format!("{} ch · {}L/{}R", a.channels, a.local, a.remote),
-            format!("backlog {} · credit {}", a.backlog(), a.credit),
-            if a.barriers > 0 {
-                format!("{} barriers in flight", a.barriers)
-            } else if a.starved > 0 {
-                format!("{} without credit", a.starved)
-            } else {
-                String::new()
+        let node = match children.item(i as u32) {
+            Some(n) => n,
+            None => match doc.create_element("div") {
+                Ok(n) => {
+                    let _ = labels.append_child(&n);
+                    n
+                }
+                Err(_) => return,
             },
-        ];
-        let lh = 13.0 * dpr;
-        for (i, line) in lines.iter().enumerate().filter(|(_, l)| !l.is_empty()) {
-            let y = cy - lh * 1.6 + i as f64 * lh;
-            ctx.set_fill_style_str(&pal.surface);
-            let w = line.chars().count() as f64 * 6.8 * dpr + 6.0;
-            ctx.set_global_alpha(0.85);
-            ctx.fill_rect(cx - w / 2.0, y - lh * 0.8, w, lh);
-            ctx.set_global_alpha(1.0);
-            ctx.set_fill_style_str(if a.starved > 0 && i == 2 {
-                &pal.high_line
-            } else {
-                &pal.text
-            });
-            let _ = ctx.fill_text(line, cx, y);
+        };
+        let cx = ((g.from_x + g.to_x) / 2.0 - vp.x) * vp.k;
+        let cy = ((g.from_y0 + g.from_y1 + g.to_y0 + g.to_y1) / 4.0 - vp.y) * vp.k;
+        let mut text = format!(
+            "{} ch · {} local\nbacklog {} · credit {}",
+            a.channels,
+            a.local,
+            a.backlog(),
+            a.credit
+        );
+        if a.barriers > 0 {
+            text.push_str(&format!("\n{} barriers in flight", a.barriers));
+        }
+        if a.starved > 0 {
+            text.push_str(&format!("\n{} without credit", a.starved));
+        }
+        if node.text_content().as_deref() != Some(text.as_str()) {
+            node.set_text_content(Some(&text));
+        }
+        let class = if a.starved > 0 {
+            "ribbon-label ribbon-starved"
+        } else {
+            "ribbon-label"
+        };
+        if node.get_attribute("class").as_deref() != Some(class) {
+            let _ = node.set_attribute("class", class);
+        }
+        let style = format!("left:{cx:.0}px;top:{cy:.0}px");
+        if node.get_attribute("style").as_deref() != Some(style.as_str()) {
+            let _ = node.set_attribute("style", &style);
         }
     }
 }
@@ -845,6 +856,8 @@ struct Drawn {
     focus: Option<Hit>,
     /// A drag in progress: pointer id, last screen point, moved past the click slop.
     drag: Option<(i32, f64, f64, bool)>,
+    /// The viewport moved: the lane tip no longer points at its lane.
+    hide_tip: bool,
 }
 
 /// The elements the panel updates imperatively (the virtual DOM leaves them alone).
@@ -853,6 +866,8 @@ struct Els {
     svg: Option<web_sys::Element>,
     note: Option<web_sys::Element>,
     zoom: Option<web_sys::Element>,
+    labels: Option<web_sys::Element>,
+    tip: Option<web_sys::Element>,
 }
 
 impl Drawn {
@@ -913,6 +928,7 @@ impl Drawn {
         };
         self.vp = Some(f(&vp, content, view));
         self.user_moved = true;
+        self.hide_tip = true;
     }
 }
 
@@ -978,8 +994,9 @@ fn draw(els: &Els, drawn: &mut Drawn) {
         ctx.set_line_width(2.0 / vp.k);
         ctx.stroke();
     }
-    let _ = ctx.set_transform(1.0, 0.0, 0.0, 1.0, 0.0, 0.0);
-    paint_ribbon_labels(&ctx, &scene.ribbons, &vp, dpr, &palette);
+    if let Some(labels) = &els.labels {
+        place_ribbon_labels(labels, &scene.ribbons, &vp);
+    }
     if let Some(svg) = &els.svg {
         let _ = svg.set_attribute(
             "viewBox",
@@ -1026,6 +1043,11 @@ fn draw(els: &Els, drawn: &mut Drawn) {
     }
     if let (Some(p), Some(start)) = (perf, start) {
         set("data-draw-ms", &format!("{:.2}", p.now() - start));
+    }
+    if std::mem::take(&mut drawn.hide_tip) {
+        if let Some(t) = &els.tip {
+            show_tip(t, None, 0.0, 0.0);
+        }
     }
     drawn.detail = Some(detail);
     drawn.hits = scene.hits;
@@ -1343,14 +1365,17 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
     let note = use_node_ref();
     let zoom_label = use_node_ref();
     let tip = use_node_ref();
+    let labels = use_node_ref();
     let drawn = use_mut_ref(Drawn::default);
     // Redraws with the current viewport (after a render, a resize, a zoom or a pan).
     let redraw = {
-        let (canvas, svg, note, zoom_label) = (
+        let (canvas, svg, note, zoom_label, labels, tip) = (
             canvas.clone(),
             svg.clone(),
             note.clone(),
             zoom_label.clone(),
+            labels.clone(),
+            tip.clone(),
         );
         let drawn = drawn.clone();
         Rc::new(move || {
@@ -1360,6 +1385,8 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
                     svg: el(&svg),
                     note: el(&note),
                     zoom: el(&zoom_label),
+                    labels: el(&labels),
+                    tip: el(&tip),
                 };
                 draw(&els, &mut drawn.borrow_mut());
             }
@@ -1643,9 +1670,14 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
             }
         })
     };
+    let stem = props
+        .compact
+        .as_ref()
+        .map(|(stem, _)| format!("-{stem}"))
+        .unwrap_or_default();
     let zoom_button = |label: &'static str,
                        title: &'static str,
-                       testid: &'static str,
+                       testid: String,
                        action: zoom::ViewKey| {
         let drawn = drawn.clone();
         let stage = stage.clone();
@@ -1689,21 +1721,16 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
         }
         _ => None,
     };
-    let stem = props
-        .compact
-        .as_ref()
-        .map(|(stem, _)| format!("-{stem}"))
-        .unwrap_or_default();
     let actions = html! {
         <>
             <span class="badge" title="Checkpoint pending at the coordinator">
                 { live.pending_checkpoint.map(|id| format!("checkpoint {id} pending")).unwrap_or_else(|| "no checkpoint pending".into()) }
             </span>
             <span class="zoom-controls" role="group" aria-label="Zoom">
-                { zoom_button("−", "Zoom out (− with the job view focused)", "zoom-out", zoom::ViewKey::ZoomOut) }
+                { zoom_button("−", "Zoom out (− with the job view focused)", format!("zoom-out{stem}"), zoom::ViewKey::ZoomOut) }
                 <span class="zoom-level" data-testid={format!("zoom-level{stem}")} ref={zoom_label.clone()} aria-live="off"></span>
-                { zoom_button("+", "Zoom in (+ with the job view focused)", "zoom-in", zoom::ViewKey::ZoomIn) }
-                { zoom_button("Fit", "Show the whole job (0 with the job view focused)", "zoom-fit", zoom::ViewKey::Fit) }
+                { zoom_button("+", "Zoom in (+ with the job view focused)", format!("zoom-in{stem}"), zoom::ViewKey::ZoomIn) }
+                { zoom_button("Fit", "Show the whole job (0 with the job view focused)", format!("zoom-fit{stem}"), zoom::ViewKey::Fit) }
             </span>
             { for toggle }
         </>
@@ -1752,6 +1779,7 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
                         <PlanBoxes layout={layout.clone()} />
                         <g class="nodes">{ for nodes }</g>
                     </svg>
+                    <div class="ribbon-labels" ref={labels} aria-hidden="true"></div>
                     <div class="lane-tip" ref={tip} data-testid={format!("lane-tip{stem}")} role="status" hidden=true></div>
                 </div>
                 <p class="lane-detail-note" data-testid={format!("lane-detail{stem}")} ref={note}></p>

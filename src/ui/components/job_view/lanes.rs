@@ -21,7 +21,7 @@ use crate::engine::view::{ChannelView, ItemView};
 /// `large` has 160 channels; a hash edge at parallelism 32 has 1,024.
 pub const AGGREGATE_ABOVE_CHANNELS: usize = 600;
 /// Below this many screen px per buffer cell the view is "far": aggregated lanes.
-pub const NEAR_CELL_PX: f64 = 3.0;
+pub const NEAR_CELL_PX: f64 = 4.0;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Detail {
