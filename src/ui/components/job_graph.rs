@@ -1269,6 +1269,7 @@ fn legend() -> Html {
             { item(html!{ <rect class="lane-bg lane-blocked" x="1" y="3" width="16" height="8"/> }, "blocked (aligning)") }
             { item(html!{ <rect class="lane-bg lane-persisting" x="1" y="3" width="16" height="8"/> }, "being persisted") }
             { item(html!{ <path class="wire wire-no-credit" d="M0,7 L18,7"/> }, "no credit") }
+            { item(html!{ <path class="wire wire-local" d="M0,7 L18,7"/> }, "local channel (no credit)") }
             { item(html!{ <rect class="legend-bp bp-ok" x="1" y="2" width="16" height="10" rx="2"/> }, "OK") }
             { item(html!{ <rect class="legend-bp bp-low" x="1" y="2" width="16" height="10" rx="2"/> }, "LOW") }
             { item(html!{ <rect class="legend-bp bp-high" x="1" y="2" width="16" height="10" rx="2"/> }, "HIGH backpressure") }
