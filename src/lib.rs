@@ -22,6 +22,9 @@ pub mod ui {
     pub mod chart_export;
     pub mod format;
     pub mod i18n;
+    pub mod components {
+        pub mod job_view;
+    }
 }
 
 /// Starts the playground in the current page: mounts the Yew app into `#app`.

@@ -66,6 +66,10 @@ pub struct TaskView {
     /// Input buffers holding data / buffers the input channels own (exclusive + floating).
     pub input_pool: (u32, u32),
     pub overdraft_in_use: u32,
+    /// Where it runs in the physical plan: its TaskManager (0-based) and the slot within
+    /// it (`PlanSubtask::task_manager` / `slot`); `(0, 0)` for a task the plan lacks.
+    pub task_manager: u32,
+    pub slot: u32,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -198,6 +202,16 @@ impl Engine {
                     .iter()
                     .map(|&p| self.partitions[p].pool_size)
                     .sum();
+                let (task_manager, slot) = self
+                    .plan
+                    .subtask_of(t.operator, t.index)
+                    .map(|s| {
+                        (
+                            self.plan.subtasks[s].task_manager,
+                            self.plan.subtasks[s].slot,
+                        )
+                    })
+                    .unwrap_or((0, 0));
                 let overdraft = t
                     .partitions
                     .iter()
@@ -233,6 +247,8 @@ impl Engine {
                         t.inputs.iter().map(|&c| self.channels[c].owned()).sum(),
                     ),
                     overdraft_in_use: overdraft,
+                    task_manager,
+                    slot,
                 }
             })
             .collect()

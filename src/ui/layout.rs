@@ -1,14 +1,22 @@
-//! Geometry of the job view: where every operator, subtask and channel lane goes.
+//! Geometry of the job view: the physical plan the runtime runs — its chains (job
+//! vertices), TaskManagers and slots — and where every subtask and channel lane goes.
 //!
-//! Contract: [`Layout::compute`] reads only the engine's topology (operators, edges,
-//! tasks, channels) and places operators in columns by topological layer (longest path
-//! from a source), left to right; each operator is a stack of subtask boxes. Every
-//! subtask box has an input area on its left (one lane per input channel, Flink's
-//! input gate) and an output area on its right (one lane per result subpartition);
-//! a channel is a curve from its producer's output lane to its consumer's input lane.
-//! Lane pitch shrinks with the number of lanes so that all-to-all edges stay readable.
+//! Contract: [`Layout::compute`] reads only the engine's topology (its runtime vertices
+//! `Engine::layout`, edges, tasks, channels) and the physical plan's placement
+//! (`Engine::plan`: each subtask's TaskManager and slot). One column per vertex (a chain:
+//! one box listing its operators in chain order — a chained operator has no column or box
+//! of its own), left to right by topological layer (longest path from a source), then by
+//! vertex. Rows are slots ([`plan_layout::rows`]): a subtask sits in the row of its
+//! (TaskManager, slot), so the subtasks sharing a slot are side by side and a TaskManager
+//! is a horizontal box across the columns enclosing its slots. Every subtask box has an
+//! input area on its left (one lane per input channel, Flink's input gate) and an output
+//! area on its right (one lane per result subpartition); a channel is a curve from its
+//! producer's output lane to its consumer's input lane. Lane pitch shrinks with the
+//! number of lanes so that all-to-all edges stay readable. Each channel-carrying edge
+//! also gets an [`EdgeGeom`], the band its aggregated lane fills when the view is far.
 //! Pure data: it is recomputed only when the execution graph changes.
 
+use super::components::job_view::plan_layout::{self, Occupant, Rows};
 use crate::engine::Engine;
 
 /// Cells drawn per queue before the rest is summarised as `+N`.
@@ -24,20 +32,49 @@ pub const BODY_W: f64 = 118.0;
 pub const GAP_W: f64 = 56.0;
 const COLUMN_W: f64 = QUEUE_W * 2.0 + BODY_W + GAP_W;
 const MARGIN: f64 = 12.0;
-const OP_HEADER_H: f64 = 30.0;
-const OP_GAP: f64 = 18.0;
-const TASK_GAP: f64 = 6.0;
+/// A vertex header: the first operator's line, each further chained operator's line,
+/// the inputs line.
+const HEADER_LINE_H: f64 = 13.0;
+const HEADER_PAD: f64 = 8.0;
 const MIN_TASK_H: f64 = 46.0;
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct OpBox {
-    pub id: String,
-    pub kind: &'static str,
+pub struct VertexBox {
+    /// The head operator's id (subtasks are `subtask-<head>-<index>`).
+    pub head: String,
+    /// Flink's vertex name (`Source: orders -> explode`).
+    pub name: String,
+    /// Its operators in chain order: id and kind.
+    pub ops: Vec<(String, &'static str)>,
     pub parallelism: u32,
+    /// Left edge of the subtask bodies.
     pub x: f64,
+    /// The box: header and its column of subtasks.
     pub y: f64,
+    pub h: f64,
+    pub header_h: f64,
     /// Partitioners of the incoming edges, "hash from explode".
     pub inputs: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SlotBox {
+    pub slot: u32,
+    pub y: f64,
+    pub h: f64,
+    pub occupants: u32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TmBox {
+    /// 0-based (labelled `TaskManager <n+1>`).
+    pub task_manager: u32,
+    pub x: f64,
+    pub y: f64,
+    pub w: f64,
+    pub h: f64,
+    pub slots: Vec<SlotBox>,
+    pub used_slots: u32,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -45,6 +82,8 @@ pub struct TaskBox {
     pub task: usize,
     pub operator: String,
     pub index: u32,
+    pub task_manager: u32,
+    pub slot: u32,
     /// Left edge of the body (the input area is to its left).
     pub x: f64,
     pub y: f64,
@@ -65,15 +104,35 @@ pub struct LaneGeom {
     pub in_pitch: f64,
 }
 
+/// The band of one edge's channels, for its aggregated lane: from the producers' output
+/// areas (`from_x`, `from_y0..from_y1`) to the consumers' input areas.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EdgeGeom {
+    pub edge: usize,
+    pub from: String,
+    pub to: String,
+    pub from_x: f64,
+    pub from_y0: f64,
+    pub from_y1: f64,
+    pub to_x: f64,
+    pub to_y0: f64,
+    pub to_y1: f64,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Layout {
     pub width: f64,
     pub height: f64,
-    pub ops: Vec<OpBox>,
+    /// The chains, in column order.
+    pub vertices: Vec<VertexBox>,
+    pub task_managers: Vec<TmBox>,
+    pub slots_per_task_manager: u32,
     /// Indexed by task id.
     pub tasks: Vec<TaskBox>,
     /// Indexed by channel id.
     pub lanes: Vec<LaneGeom>,
+    /// The edges that carry channels, by spec edge (`None`: chained or without channels).
+    pub edges: Vec<Option<EdgeGeom>>,
 }
 
 fn pitch(lanes: usize) -> f64 {
@@ -87,16 +146,24 @@ fn pitch(lanes: usize) -> f64 {
 
 impl Layout {
     pub fn compute(e: &Engine) -> Layout {
-        let n_ops = e.operators.len();
-        let index_of = |id: &str| e.operators.iter().position(|o| o.id == id);
-        // Longest-path layering (the spec is validated acyclic).
-        let mut layer = vec![0usize; n_ops];
-        for _ in 0..n_ops {
-            for edge in &e.spec.edges {
-                if let (Some(f), Some(t)) = (index_of(&edge.from), index_of(&edge.to)) {
+        let vertices = &e.layout.vertices;
+        let n_v = vertices.len();
+        let vertex_of = |op: usize| e.layout.vertex_of.get(op).copied().unwrap_or(0);
+        // Longest-path layering of the vertices over the non-chained edges.
+        let mut layer = vec![0usize; n_v];
+        for _ in 0..n_v {
+            for edge in e.edges.iter().filter(|r| !r.chained) {
+                let (f, t) = (vertex_of(edge.from_op), vertex_of(edge.to_op));
+                if f != t && f < n_v && t < n_v {
                     layer[t] = layer[t].max(layer[f] + 1);
                 }
             }
+        }
+        let mut order: Vec<usize> = (0..n_v).collect();
+        order.sort_by_key(|&v| (layer[v], v));
+        let mut column = vec![0usize; n_v];
+        for (c, &v) in order.iter().enumerate() {
+            column[v] = c;
         }
         let mut inputs_of: Vec<Vec<usize>> = vec![Vec::new(); e.tasks.len()];
         let mut outputs_of: Vec<Vec<usize>> = vec![Vec::new(); e.tasks.len()];
@@ -110,66 +177,126 @@ impl Layout {
         for list in inputs_of.iter_mut() {
             list.sort_by_key(|&c| (e.channels[c].edge, e.channels[c].from_task));
         }
-        let layers = layer.iter().copied().max().unwrap_or(0) + 1;
-        let mut column_y = vec![MARGIN; layers];
-        let mut ops = Vec::with_capacity(n_ops);
-        let mut tasks: Vec<Option<TaskBox>> = vec![None; e.tasks.len()];
-        for (o, op) in e.operators.iter().enumerate() {
-            let col = layer[o];
-            let x = MARGIN + col as f64 * COLUMN_W + QUEUE_W;
-            let y = column_y[col];
+        // Headers: every operator of the chain, then the inputs of its head.
+        let header = |v: usize| -> (Vec<(String, &'static str)>, Vec<String>) {
+            let ops = vertices[v]
+                .iter()
+                .map(|&o| (e.operators[o].id.clone(), e.operators[o].kind.name()))
+                .collect();
+            let head = vertices[v][0];
             let inputs = e
                 .spec
                 .edges
                 .iter()
                 .zip(&e.next_partitioners)
                 .enumerate()
-                .filter(|(_, (edge, _))| edge.to == op.id)
+                .filter(|(i, (edge, _))| {
+                    edge.to == e.operators[head].id && !e.edges.get(*i).is_some_and(|r| r.chained)
+                })
                 .map(|(i, (edge, next))| {
                     let running = e.edges.get(i).map(|r| r.partitioner).unwrap_or(*next);
-                    // A chained edge is a method call inside the head's subtasks.
-                    let chained = e.edges.get(i).is_some_and(|r| r.chained);
-                    let how = if chained { " (chained)" } else { "" };
-                    format!("{} from {}{how}", running.name(), edge.from)
+                    format!("{} from {}", running.name(), edge.from)
                 })
                 .collect();
-            ops.push(OpBox {
-                id: op.id.clone(),
-                kind: op.kind.name(),
-                parallelism: op.parallelism,
-                x,
-                y,
-                inputs,
-            });
-            let mut ty = y + OP_HEADER_H;
-            // A chain's subtasks are drawn once, under its head operator.
-            for &t in op.tasks.iter().filter(|&&t| e.tasks[t].operator == o) {
-                let lanes = inputs_of[t].len().max(outputs_of[t].len());
-                let h = (lanes as f64 * pitch(lanes) + 10.0).max(MIN_TASK_H);
-                tasks[t] = Some(TaskBox {
-                    task: t,
-                    operator: op.id.clone(),
-                    index: e.tasks[t].index,
-                    x,
-                    y: ty,
-                    h,
-                });
-                ty += h + TASK_GAP;
-            }
-            column_y[col] = ty + OP_GAP;
-        }
-        let tasks: Vec<TaskBox> = tasks
-            .into_iter()
+            (ops, inputs)
+        };
+        let headers: Vec<_> = (0..n_v).map(header).collect();
+        let header_h = |ops: usize, inputs: bool| {
+            HEADER_PAD + HEADER_LINE_H * (ops.max(1) as f64 + f64::from(u8::from(inputs)))
+        };
+        let top = MARGIN
+            + headers
+                .iter()
+                .map(|(ops, inputs)| header_h(ops.len(), !inputs.is_empty()))
+                .fold(0.0, f64::max)
+            + 4.0;
+        // Subtask heights and slots.
+        let task_h = |t: usize| {
+            let lanes = inputs_of[t].len().max(outputs_of[t].len());
+            (lanes as f64 * pitch(lanes) + 10.0).max(MIN_TASK_H)
+        };
+        let place = |t: usize| {
+            let task = &e.tasks[t];
+            e.plan
+                .subtask_of(task.operator, task.index)
+                .map(|s| (e.plan.subtasks[s].task_manager, e.plan.subtasks[s].slot))
+                .unwrap_or((0, task.index))
+        };
+        let occupants: Vec<Occupant> = (0..e.tasks.len())
+            .map(|t| {
+                let (task_manager, slot) = place(t);
+                Occupant {
+                    task_manager,
+                    slot,
+                    h: task_h(t),
+                }
+            })
+            .collect();
+        let rows: Rows = plan_layout::rows(
+            e.plan.task_managers,
+            e.plan.slots_per_task_manager,
+            &occupants,
+            top,
+        );
+        let x_of = |v: usize| MARGIN + column[v] as f64 * COLUMN_W + QUEUE_W;
+        let tasks: Vec<TaskBox> = e
+            .tasks
+            .iter()
             .enumerate()
-            .map(|(t, b)| {
-                b.unwrap_or(TaskBox {
+            .map(|(t, task)| {
+                let (tm, slot) = place(t);
+                let y = rows.row_of(tm, slot).map_or(top, |r| r.y);
+                TaskBox {
                     task: t,
-                    operator: String::new(),
-                    index: 0,
-                    x: 0.0,
-                    y: 0.0,
-                    h: MIN_TASK_H,
-                })
+                    operator: e.operators[task.operator].id.clone(),
+                    index: task.index,
+                    task_manager: tm,
+                    slot,
+                    x: x_of(task.vertex.min(n_v.saturating_sub(1))),
+                    y,
+                    h: occupants[t].h,
+                }
+            })
+            .collect();
+        let bottom = rows.bottom.max(top + MIN_TASK_H);
+        let width = MARGIN * 2.0 + n_v.max(1) as f64 * COLUMN_W - GAP_W;
+        let vertex_boxes = order
+            .iter()
+            .map(|&v| {
+                let (ops, inputs) = headers[v].clone();
+                let head = vertices[v][0];
+                VertexBox {
+                    head: e.operators[head].id.clone(),
+                    name: e.layout.names.get(v).cloned().unwrap_or_default(),
+                    parallelism: e.operators[head].parallelism,
+                    x: x_of(v),
+                    y: MARGIN,
+                    h: bottom - MARGIN + 4.0,
+                    header_h: header_h(ops.len(), !inputs.is_empty()),
+                    ops,
+                    inputs,
+                }
+            })
+            .collect();
+        let task_managers = rows
+            .bands
+            .iter()
+            .map(|b| TmBox {
+                task_manager: b.task_manager,
+                x: MARGIN / 2.0,
+                y: b.y,
+                w: width - MARGIN,
+                h: b.h,
+                slots: rows.rows[b.first_row..b.first_row + b.slots as usize]
+                    .iter()
+                    .map(|r| SlotBox {
+                        slot: r.slot,
+                        y: r.y,
+                        h: r.h,
+                        occupants: r.occupants,
+                    })
+                    .collect(),
+                used_slots: b.used_slots,
             })
             .collect();
         let lane_y = |b: &TaskBox, k: usize, n: usize| {
@@ -206,14 +333,46 @@ impl Layout {
                 lanes[c].in_pitch = pitch(list.len());
             }
         }
-        let height = column_y.iter().copied().fold(0.0, f64::max) - OP_GAP + MARGIN;
-        let width = MARGIN * 2.0 + layers as f64 * COLUMN_W - GAP_W;
+        let mut edges: Vec<Option<EdgeGeom>> = vec![None; e.edges.len()];
+        for c in &e.channels {
+            let g = &lanes[c.id];
+            let Some(slot) = edges.get_mut(c.edge) else {
+                continue;
+            };
+            let (o0, o1) = (g.out_y - g.out_pitch / 2.0, g.out_y + g.out_pitch / 2.0);
+            let (i0, i1) = (g.in_y - g.in_pitch / 2.0, g.in_y + g.in_pitch / 2.0);
+            match slot {
+                Some(eg) => {
+                    eg.from_y0 = eg.from_y0.min(o0);
+                    eg.from_y1 = eg.from_y1.max(o1);
+                    eg.to_y0 = eg.to_y0.min(i0);
+                    eg.to_y1 = eg.to_y1.max(i1);
+                }
+                None => {
+                    let r = &e.edges[c.edge];
+                    *slot = Some(EdgeGeom {
+                        edge: c.edge,
+                        from: e.operators[r.from_op].id.clone(),
+                        to: e.operators[r.to_op].id.clone(),
+                        from_x: g.out_x,
+                        from_y0: o0,
+                        from_y1: o1,
+                        to_x: g.in_x,
+                        to_y0: i0,
+                        to_y1: i1,
+                    });
+                }
+            }
+        }
         Layout {
             width,
-            height: height.max(120.0),
-            ops,
+            height: (bottom + MARGIN).max(120.0),
+            vertices: vertex_boxes,
+            task_managers,
+            slots_per_task_manager: e.plan.slots_per_task_manager,
             tasks,
             lanes,
+            edges,
         }
     }
 }

@@ -12,7 +12,7 @@ use crate::ui::command::Command;
 use crate::ui::i18n::{t, use_lang};
 
 /// The shortcuts, as (keys, what they do).
-pub const KEYS: [(&str, &str); 12] = [
+pub const KEYS: [(&str, &str); 15] = [
     ("Space", "play / pause"),
     ("→", "run the next engine event (single step)"),
     (
@@ -33,6 +33,18 @@ pub const KEYS: [(&str, &str); 12] = [
         "on the timeline handle: travel 1 s back / ahead · to the start / the furthest time reached",
     ),
     ("l", "switch the interface language (English / 中文)"),
+    (
+        "+ / − / 0",
+        "with the job view focused (click or Tab to it): zoom in / out / fit the whole job (also the wheel, and the view's − + Fit buttons)",
+    ),
+    (
+        "← ↑ → ↓",
+        "with the job view focused: pan (also drag the job)",
+    ),
+    (
+        "[ / ]",
+        "with the job view focused: the previous / next lane, with its credit, backlog, buffers and kind",
+    ),
     ("? / Esc", "show / close this help"),
 ];
 

@@ -42,13 +42,18 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use yew::prelude::*;
 
+use crate::engine::network::ChannelKind;
 use crate::engine::task::{Activity, TaskStatus};
 use crate::engine::view::{BackpressureLevel, ChannelView, ItemView, TaskView};
 use crate::ui::command::Command;
 use crate::ui::format;
-use crate::ui::layout::{LaneGeom, Layout, TaskBox, BODY_W, CELL_GAP, CELL_W, MAX_CELLS, QUEUE_W};
+use crate::ui::layout::{
+    EdgeGeom, LaneGeom, Layout, TaskBox, BODY_W, CELL_GAP, CELL_W, MAX_CELLS, QUEUE_W,
+};
 use crate::ui::sim::LiveView;
 
+use super::job_view::lanes::{self, AggLane, Detail};
+use super::job_view::zoom::{self, Size, Viewport};
 use super::panel::Panel;
 
 #[derive(Properties, PartialEq)]
@@ -142,6 +147,23 @@ struct Wire {
     y2: f64,
     no_credit: bool,
     closed: bool,
+    /// A local channel (same TaskManager): no wire, no credit — drawn dotted.
+    local: bool,
+}
+
+/// What a hover or lane focus points at.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Hit {
+    /// An index into the live channels.
+    Channel(usize),
+    /// An edge's aggregated lane.
+    Edge(usize),
+}
+
+/// One edge's aggregated lane: a band from its producers to its consumers.
+struct Ribbon {
+    g: EdgeGeom,
+    agg: AggLane,
 }
 
 /// Everything the lanes draw, batched by style so that the canvas paints each style
@@ -163,17 +185,58 @@ struct Scene {
     eops: Vec<Rect>,
     /// `+N` labels: position, text, left-aligned.
     more: Vec<(f64, f64, String, bool)>,
-    /// Queue areas for hover titles: area, index into the live channels.
-    hits: Vec<(Rect, usize)>,
+    /// Aggregated lanes (far or large jobs).
+    ribbons: Vec<Ribbon>,
+    /// Hover areas: queue areas (channels) or aggregated lanes (edges).
+    hits: Vec<(Rect, Hit)>,
+    /// Lanes drawn by kind.
+    local: usize,
+    remote: usize,
     /// Presentation mode: aligned barriers twice as wide, wires twice as thick.
     bold: bool,
 }
 
 impl Scene {
-    fn build(layout: &Layout, live: &LiveView, bold: bool) -> Scene {
+    /// The lanes of `live` at `detail`; in the channels detail, only those whose area
+    /// meets `vis` (the visible layout rectangle: x, y, w, h).
+    fn build(
+        layout: &Layout,
+        live: &LiveView,
+        bold: bool,
+        detail: Detail,
+        vis: (f64, f64, f64, f64),
+    ) -> Scene {
         let mut scene = Scene {
             bold,
             ..Scene::default()
+        };
+        if let Detail::Aggregated(_) = detail {
+            let agg = lanes::aggregate(&live.channels, layout.edges.len());
+            for (g, a) in layout.edges.iter().zip(agg) {
+                let Some(g) = g else { continue };
+                scene.local += a.local as usize;
+                scene.remote += a.remote as usize;
+                let area = Rect {
+                    x: g.from_x,
+                    y: g.from_y0.min(g.to_y0),
+                    w: g.to_x - g.from_x,
+                    h: g.from_y1.max(g.to_y1) - g.from_y0.min(g.to_y0),
+                };
+                scene.hits.push((area, Hit::Edge(g.edge)));
+                scene.ribbons.push(Ribbon {
+                    g: g.clone(),
+                    agg: a,
+                });
+            }
+            return scene;
+        }
+        let (vx, vy, vw, vh) = vis;
+        let seen = |g: &LaneGeom| {
+            let x0 = g.out_x.min(g.in_x - QUEUE_W);
+            let x1 = (g.out_x + QUEUE_W).max(g.in_x);
+            let y0 = g.out_y.min(g.in_y) - 8.0;
+            let y1 = g.out_y.max(g.in_y) + 8.0;
+            x1 >= vx && x0 <= vx + vw && y1 >= vy && y0 <= vy + vh
         };
         // A cancelled subtask (the job is restarting) holds no buffers any more: its
         // channels are drawn as bare wires, without the old attempt's contents.
@@ -183,7 +246,11 @@ impl Scene {
                 .is_some_and(|t| t.status == TaskStatus::Canceled)
         };
         for (i, v) in live.channels.iter().enumerate() {
-            if let Some(g) = layout.lanes.get(v.id) {
+            if let Some(g) = layout.lanes.get(v.id).filter(|g| seen(g)) {
+                match v.kind {
+                    ChannelKind::Local => scene.local += 1,
+                    ChannelKind::Remote => scene.remote += 1,
+                }
                 if canceled(v.from_task) || canceled(v.to_task) {
                     let bare = ChannelView {
                         building: None,
@@ -215,8 +282,9 @@ impl Scene {
             y1: g.out_y,
             x2,
             y2: g.in_y,
-            no_credit: v.credit == 0 && !v.sender.is_empty(),
+            no_credit: lanes::starved(v),
             closed: v.closed,
+            local: v.kind == ChannelKind::Local,
         });
         let out_area = Rect {
             x: g.out_x + 1.0,
@@ -242,8 +310,8 @@ impl Scene {
         } else {
             self.lane_bg.push(in_area);
         }
-        self.hits.push((out_area, index));
-        self.hits.push((in_area, index));
+        self.hits.push((out_area, Hit::Channel(index)));
+        self.hits.push((in_area, Hit::Channel(index)));
         // Sender side: building buffer at the body, then the queue tail .. head outwards.
         let mut sender: Vec<&ItemView> = Vec::new();
         if let Some(b) = &v.building {
@@ -367,20 +435,35 @@ impl Scene {
 }
 
 /// The hover text of a channel's queue areas.
-fn channel_title(v: &ChannelView) -> String {
-    let no_credit = v.credit == 0 && !v.sender.is_empty();
+fn channel_title(v: &ChannelView, layout: &Layout) -> String {
+    let no_credit = lanes::starved(v);
+    let name = |t: usize| {
+        layout
+            .tasks
+            .get(t)
+            .map(|b| format!("{} ({})", b.operator, b.index + 1))
+            .unwrap_or_default()
+    };
     let mut title = format!(
-        "channel {}: credit {}, {} queued at the sender, {} on the wire, {} at the receiver (exclusive {}, floating {}){}{}{}",
-        v.id,
-        v.credit,
-        v.sender.len() + usize::from(v.building.is_some()),
-        v.wire.len(),
-        v.receiver.len(),
-        v.exclusive,
-        v.floating,
-        if no_credit { "; no credit: backpressure" } else { "" },
-        if v.blocked_at_receiver { "; blocked at the receiver (aligning)" } else { "" },
-        if v.persisting { "; in-flight data being persisted" } else { "" },
+        "{} → {}\n{}{}{}{}",
+        name(v.from_task),
+        name(v.to_task),
+        lanes::channel_summary(v),
+        if no_credit {
+            "; no credit: backpressure"
+        } else {
+            ""
+        },
+        if v.blocked_at_receiver {
+            "; blocked at the receiver (aligning)"
+        } else {
+            ""
+        },
+        if v.persisting {
+            "; in-flight data being persisted"
+        } else {
+            ""
+        },
     );
     let barriers: Vec<String> = v
         .building
@@ -422,6 +505,7 @@ struct Palette {
     persisted: String,
     unaligned: String,
     recovered: String,
+    local: String,
     high_bg: String,
     high_line: String,
     text: String,
@@ -451,6 +535,7 @@ impl Palette {
             persisted: var("--persisted", "#3f9e78"),
             unaligned: var("--unaligned", "#8e44ad"),
             recovered: var("--recovered", "#1aa3b8"),
+            local: var("--local-lane", "#2f8f5b"),
             high_bg: var("--high-bg", "#fde6e8"),
             high_line: var("--high-line", "#d24c5a"),
             text: var("--text", "#1b2433"),
@@ -478,14 +563,23 @@ fn dash(ctx: &CanvasRenderingContext2d, pattern: &[f64]) {
 
 /// Paints `scene` (layout coordinates; the transform is set by the caller).
 fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene, pal: &Palette) {
-    // Wires, grouped by (no credit, closed).
-    for (no_credit, closed) in [(false, false), (false, true), (true, false), (true, true)] {
+    paint_ribbons(ctx, &scene.ribbons, pal);
+    // Wires, grouped by (local, no credit, closed). A local channel is dotted: it has no
+    // wire and no credit (its consumer reads the producer's subpartition).
+    for (local, no_credit, closed) in [
+        (false, false, false),
+        (false, false, true),
+        (false, true, false),
+        (false, true, true),
+        (true, false, false),
+        (true, false, true),
+    ] {
         ctx.begin_path();
         let mut any = false;
         for w in scene
             .wires
             .iter()
-            .filter(|w| w.no_credit == no_credit && w.closed == closed)
+            .filter(|w| w.local == local && w.no_credit == no_credit && w.closed == closed)
         {
             let mid = (w.x1 + w.x2) / 2.0;
             ctx.move_to(w.x1, w.y1);
@@ -497,11 +591,17 @@ fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene, pal: &Palette) {
         }
         let alpha = if no_credit { 0.8 } else { 1.0 } * if closed { 0.3 } else { 1.0 };
         ctx.set_global_alpha(alpha);
-        ctx.set_line_width(if scene.bold { 2.0 } else { 1.0 });
+        let width = if scene.bold { 2.0 } else { 1.0 };
         if no_credit {
+            ctx.set_line_width(width);
             ctx.set_stroke_style_str(&pal.high_line);
             dash(ctx, &[3.0, 2.0]);
+        } else if local {
+            ctx.set_line_width(width * 1.6);
+            ctx.set_stroke_style_str(&pal.local);
+            dash(ctx, &[1.0, 2.5]);
         } else {
+            ctx.set_line_width(width);
             ctx.set_stroke_style_str(&pal.border_strong);
             dash(ctx, &[]);
         }
@@ -616,33 +716,236 @@ fn paint(ctx: &CanvasRenderingContext2d, scene: &Scene, pal: &Palette) {
     }
 }
 
-/// What the lane canvas last drew, for hover titles and redraws on resize.
+/// The aggregated lanes: one band per edge from its producers' output areas to its
+/// consumers' input areas, red and dashed where remote channels have no credit, dotted
+/// where every channel is local; its figures are drawn by [`paint_ribbon_labels`].
+fn paint_ribbons(ctx: &CanvasRenderingContext2d, ribbons: &[Ribbon], pal: &Palette) {
+    for r in ribbons {
+        let g = &r.g;
+        let mid = (g.from_x + g.to_x) / 2.0;
+        ctx.begin_path();
+        ctx.move_to(g.from_x, g.from_y0);
+        ctx.bezier_curve_to(mid, g.from_y0, mid, g.to_y0, g.to_x, g.to_y0);
+        ctx.line_to(g.to_x, g.to_y1);
+        ctx.bezier_curve_to(mid, g.to_y1, mid, g.from_y1, g.from_x, g.from_y1);
+        ctx.close_path();
+        let starved = r.agg.starved > 0;
+        let only_local = r.agg.remote == 0;
+        ctx.set_global_alpha(0.22);
+        ctx.set_fill_style_str(if starved {
+            &pal.high_line
+        } else if only_local {
+            &pal.local
+        } else {
+            &pal.record
+        });
+        ctx.fill();
+        ctx.set_global_alpha(1.0);
+        ctx.set_line_width(1.2);
+        if starved {
+            ctx.set_stroke_style_str(&pal.high_line);
+            dash(ctx, &[4.0, 3.0]);
+        } else if only_local {
+            ctx.set_stroke_style_str(&pal.local);
+            dash(ctx, &[1.0, 2.5]);
+        } else {
+            ctx.set_stroke_style_str(&pal.record);
+            dash(ctx, &[]);
+        }
+        ctx.stroke();
+        dash(ctx, &[]);
+        // The backlog as a bar along the middle: its length is the share of the
+        // buffers the edge's channels could hold that are queued.
+        let cap = (r.agg.channels as f64 * 4.0).max(1.0);
+        let share = (r.agg.backlog() as f64 / cap).clamp(0.0, 1.0);
+        let cy = (g.from_y0 + g.from_y1 + g.to_y0 + g.to_y1) / 4.0;
+        let span = (g.to_x - g.from_x) * 0.8;
+        let h = ((g.from_y1 - g.from_y0).min(g.to_y1 - g.to_y0) * 0.25).clamp(2.0, 10.0);
+        ctx.set_fill_style_str(&pal.record);
+        ctx.fill_rect(mid - span / 2.0, cy - h / 2.0, span * share, h);
+        if r.agg.barriers > 0 {
+            ctx.set_fill_style_str(if r.agg.unaligned_barriers > 0 {
+                &pal.unaligned
+            } else {
+                &pal.barrier
+            });
+            ctx.fill_rect(mid - 1.5, cy - h * 1.5, 3.0, h * 3.0);
+        }
+    }
+}
+
+/// The figures of each aggregated lane, as HTML chips over the SVG (so subtask boxes do
+/// not hide them), at a fixed screen size whatever the zoom: one element per lane in
+/// `labels`, reused between frames and changed only where the text or place changed.
+fn place_ribbon_labels(labels: &web_sys::Element, ribbons: &[Ribbon], vp: &Viewport) {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let children = labels.children();
+    for i in (ribbons.len() as u32..children.length()).rev() {
+        if let Some(c) = children.item(i) {
+            c.remove();
+        }
+    }
+    for (i, r) in ribbons.iter().enumerate() {
+        let g = &r.g;
+        let a = &r.agg;
+        let node = match children.item(i as u32) {
+            Some(n) => n,
+            None => match doc.create_element("div") {
+                Ok(n) => {
+                    let _ = labels.append_child(&n);
+                    n
+                }
+                Err(_) => return,
+            },
+        };
+        let cx = ((g.from_x + g.to_x) / 2.0 - vp.x) * vp.k;
+        let cy = ((g.from_y0 + g.from_y1 + g.to_y0 + g.to_y1) / 4.0 - vp.y) * vp.k;
+        let mut text = format!(
+            "{} ch · {} local\nbacklog {} · credit {}",
+            a.channels,
+            a.local,
+            a.backlog(),
+            a.credit
+        );
+        if a.barriers > 0 {
+            text.push_str(&format!("\n{} barriers in flight", a.barriers));
+        }
+        if a.starved > 0 {
+            text.push_str(&format!("\n{} without credit", a.starved));
+        }
+        if node.text_content().as_deref() != Some(text.as_str()) {
+            node.set_text_content(Some(&text));
+        }
+        let class = if a.starved > 0 {
+            "ribbon-label ribbon-starved"
+        } else {
+            "ribbon-label"
+        };
+        if node.get_attribute("class").as_deref() != Some(class) {
+            let _ = node.set_attribute("class", class);
+        }
+        let style = format!("left:{cx:.0}px;top:{cy:.0}px");
+        if node.get_attribute("style").as_deref() != Some(style.as_str()) {
+            let _ = node.set_attribute("style", &style);
+        }
+    }
+}
+
+/// What the lane canvas last drew, for hover titles and redraws on resize, and the
+/// viewport (zoom and pan) the view keeps between renders.
 #[derive(Default)]
 struct Drawn {
     data: Option<(Rc<Layout>, Rc<LiveView>)>,
-    hits: Vec<(Rect, usize)>,
+    hits: Vec<(Rect, Hit)>,
     palette: Option<Palette>,
-    /// The canvas's CSS width, from the ResizeObserver (read once if it has not
-    /// reported yet).
-    css_width: Option<f64>,
+    /// The stage's CSS size, from the ResizeObserver (read once if it has not reported).
+    view: Option<Size>,
     /// The theme the palette was read in.
     theme: AttrValue,
     /// Presentation mode (bold marks).
     bold: bool,
+    vp: Option<Viewport>,
+    /// Follow the fit (on load, after 0 / Fit, until the viewer zooms or pans).
+    user_moved: bool,
+    /// The layout the viewport was fitted to (a new job refits).
+    fitted_to: Option<Rc<Layout>>,
+    detail: Option<Detail>,
+    /// The lane the keyboard focused (`[` / `]`).
+    focus: Option<Hit>,
+    /// A drag in progress: pointer id, last screen point, moved past the click slop.
+    drag: Option<(i32, f64, f64, bool)>,
+    /// The viewport moved: the lane tip no longer points at its lane.
+    hide_tip: bool,
 }
 
-/// Draws the lanes of `live` onto `canvas`, sized to its box at the device pixel
-/// ratio, and remembers what it drew in `drawn`.
-fn draw(canvas: &HtmlCanvasElement, drawn: &mut Drawn) {
+/// The elements the panel updates imperatively (the virtual DOM leaves them alone).
+struct Els {
+    canvas: HtmlCanvasElement,
+    svg: Option<web_sys::Element>,
+    note: Option<web_sys::Element>,
+    zoom: Option<web_sys::Element>,
+    labels: Option<web_sys::Element>,
+    tip: Option<web_sys::Element>,
+}
+
+impl Drawn {
+    fn content(&self) -> Option<Size> {
+        let (layout, _) = self.data.as_ref()?;
+        Some(Size {
+            w: layout.width,
+            h: layout.height,
+        })
+    }
+
+    /// The stage's size (a stage without a stylesheet has no height: the layout's
+    /// aspect at its width).
+    fn view_size(&mut self, canvas: &HtmlCanvasElement) -> Option<Size> {
+        let content = self.content()?;
+        let v = *self.view.get_or_insert_with(|| Size {
+            w: canvas.client_width() as f64,
+            h: canvas.client_height() as f64,
+        });
+        if v.w <= 0.0 {
+            return None;
+        }
+        Some(if v.h > 0.0 {
+            v
+        } else {
+            Size {
+                w: v.w,
+                h: v.w * content.h / content.w.max(1.0),
+            }
+        })
+    }
+
+    /// The viewport now: the fit, unless the viewer moved it (a new layout refits).
+    fn viewport(&mut self, view: Size) -> Option<Viewport> {
+        let content = self.content()?;
+        let layout = self.data.as_ref().map(|(l, _)| l.clone());
+        let same = match (&self.fitted_to, &layout) {
+            (Some(a), Some(b)) => Rc::ptr_eq(a, b) || **a == **b,
+            _ => false,
+        };
+        if !same {
+            self.user_moved = false;
+            self.fitted_to = layout;
+            self.focus = None;
+        }
+        let vp = match self.vp {
+            Some(vp) if self.user_moved => vp.clamped(content, view),
+            _ => Viewport::fit(content, view),
+        };
+        self.vp = Some(vp);
+        Some(vp)
+    }
+
+    /// Applies a viewport change made by the viewer.
+    fn move_to(&mut self, f: impl FnOnce(&Viewport, Size, Size) -> Viewport, view: Size) {
+        let (Some(content), Some(vp)) = (self.content(), self.vp) else {
+            return;
+        };
+        self.vp = Some(f(&vp, content, view));
+        self.user_moved = true;
+        self.hide_tip = true;
+    }
+}
+
+/// Draws the lanes of `live` onto the canvas, sized to the stage at the device pixel
+/// ratio, through the viewport; points the SVG's viewBox at the same rectangle; and
+/// remembers what it drew in `drawn`.
+fn draw(els: &Els, drawn: &mut Drawn) {
     let Some((layout, live)) = drawn.data.clone() else {
         return;
     };
-    let css_w = *drawn
-        .css_width
-        .get_or_insert_with(|| canvas.client_width() as f64);
-    if css_w <= 0.0 || layout.width <= 0.0 {
+    let canvas = &els.canvas;
+    let Some(view) = drawn.view_size(canvas) else {
         return;
-    }
+    };
+    let Some(vp) = drawn.viewport(view) else {
+        return;
+    };
     let Some(ctx) = canvas
         .get_context("2d")
         .ok()
@@ -651,39 +954,140 @@ fn draw(canvas: &HtmlCanvasElement, drawn: &mut Drawn) {
     else {
         return;
     };
-    let scale = css_w / layout.width;
     let dpr = web_sys::window()
         .map(|w| w.device_pixel_ratio())
         .unwrap_or(1.0)
         .max(1.0);
-    let pw = (css_w * dpr).round() as u32;
-    let ph = (layout.height * scale * dpr).round() as u32;
+    let pw = (view.w * dpr).round() as u32;
+    let ph = (view.h * dpr).round() as u32;
     if canvas.width() != pw {
         canvas.set_width(pw);
     }
     if canvas.height() != ph {
         canvas.set_height(ph);
     }
+    let perf = web_sys::window().and_then(|w| w.performance());
+    let start = perf.as_ref().map(|p| p.now());
     let _ = ctx.set_transform(1.0, 0.0, 0.0, 1.0, 0.0, 0.0);
     ctx.clear_rect(0.0, 0.0, pw as f64, ph as f64);
-    let _ = ctx.set_transform(scale * dpr, 0.0, 0.0, scale * dpr, 0.0, 0.0);
+    let m = vp.k * dpr;
+    let _ = ctx.set_transform(m, 0.0, 0.0, m, -vp.x * m, -vp.y * m);
     let palette = drawn
         .palette
         .get_or_insert_with(|| Palette::read(canvas))
         .clone();
-    let perf = web_sys::window().and_then(|w| w.performance());
-    let start = perf.as_ref().map(|p| p.now());
-    let scene = Scene::build(&layout, &live, drawn.bold);
-    paint(&ctx, &scene, &palette);
-    let _ = canvas.set_attribute("data-channels", &scene.wires.len().to_string());
-    // CSS pixels per layout unit, and a data cell's width on the screen.
-    let _ = canvas.set_attribute("data-scale", &format!("{scale:.3}"));
     let cell = if drawn.bold { BOLD_CELL_W } else { CELL_W };
-    let _ = canvas.set_attribute("data-cell-px", &format!("{:.2}", cell * scale));
-    if let (Some(p), Some(start)) = (perf, start) {
-        let _ = canvas.set_attribute("data-draw-ms", &format!("{:.2}", p.now() - start));
+    let detail = lanes::detail(live.channels.len(), cell * vp.k);
+    let vis = vp.visible(view);
+    let scene = Scene::build(&layout, &live, drawn.bold, detail, vis);
+    paint(&ctx, &scene, &palette);
+    if let Some(focus) = drawn.focus {
+        // The keyboard-focused lane: outlined.
+        let areas: Vec<Rect> = scene
+            .hits
+            .iter()
+            .filter(|(_, h)| *h == focus)
+            .map(|(r, _)| *r)
+            .collect();
+        rects(&ctx, &areas);
+        ctx.set_stroke_style_str(&palette.text);
+        ctx.set_line_width(2.0 / vp.k);
+        ctx.stroke();
     }
+    if let Some(labels) = &els.labels {
+        place_ribbon_labels(labels, &scene.ribbons, &vp);
+    }
+    if let Some(svg) = &els.svg {
+        let _ = svg.set_attribute(
+            "viewBox",
+            &format!("{:.2} {:.2} {:.2} {:.2}", vis.0, vis.1, vis.2, vis.3),
+        );
+    }
+    let fit = zoom::fit_k(
+        Size {
+            w: layout.width,
+            h: layout.height,
+        },
+        view,
+    );
+    let set = |k: &str, v: &str| {
+        if canvas.get_attribute(k).as_deref() != Some(v) {
+            let _ = canvas.set_attribute(k, v);
+        }
+    };
+    set("data-channels", &(scene.local + scene.remote).to_string());
+    set("data-local-lanes", &scene.local.to_string());
+    set("data-remote-lanes", &scene.remote.to_string());
+    set("data-detail", detail.name());
+    set("data-aggregated-lanes", &scene.ribbons.len().to_string());
+    // CSS pixels per layout unit, and a data cell's width on the screen.
+    set("data-scale", &format!("{:.3}", vp.k));
+    set("data-cell-px", &format!("{:.2}", cell * vp.k));
+    set("data-zoom", &format!("{:.3}", vp.k / fit));
+    set("data-fit", &(!drawn.user_moved).to_string());
+    set(
+        "data-view",
+        &format!("{:.1} {:.1} {:.1} {:.1}", vis.0, vis.1, vis.2, vis.3),
+    );
+    if let Some(note) = &els.note {
+        let text = detail.reason(live.channels.len()).unwrap_or_default();
+        if note.text_content().unwrap_or_default() != text {
+            note.set_text_content(Some(&text));
+        }
+    }
+    if let Some(z) = &els.zoom {
+        let text = format!("{:.0}%", vp.k / fit * 100.0);
+        if z.text_content().unwrap_or_default() != text {
+            z.set_text_content(Some(&text));
+        }
+    }
+    if let (Some(p), Some(start)) = (perf, start) {
+        set("data-draw-ms", &format!("{:.2}", p.now() - start));
+    }
+    if std::mem::take(&mut drawn.hide_tip) {
+        if let Some(t) = &els.tip {
+            show_tip(t, None, 0.0, 0.0);
+        }
+    }
+    drawn.detail = Some(detail);
     drawn.hits = scene.hits;
+}
+
+/// The hover / focus text of `hit`, and its kind (`local`, `remote`, `aggregate`).
+fn hit_text(hit: Hit, layout: &Layout, live: &LiveView) -> Option<(String, &'static str)> {
+    match hit {
+        Hit::Channel(i) => {
+            let v = live.channels.get(i)?;
+            Some((channel_title(v, layout), lanes::kind_name(v.kind)))
+        }
+        Hit::Edge(e) => {
+            let g = layout.edges.get(e)?.as_ref()?;
+            let agg = lanes::aggregate(&live.channels, layout.edges.len());
+            let a = agg.get(e)?;
+            Some((lanes::aggregate_summary(a, &g.from, &g.to), "aggregate"))
+        }
+    }
+}
+
+/// Shows the lane tip with `hit`'s text at the stage point (`sx`, `sy`), or hides it.
+fn show_tip(tip: &web_sys::Element, found: Option<(String, &'static str)>, sx: f64, sy: f64) {
+    match found {
+        Some((text, kind)) => {
+            if tip.text_content().as_deref() != Some(text.as_str()) {
+                tip.set_text_content(Some(&text));
+            }
+            let _ = tip.set_attribute("class", &format!("lane-tip lane-{kind}"));
+            let _ = tip.set_attribute("data-kind", kind);
+            let _ = tip.set_attribute(
+                "style",
+                &format!("left:{:.0}px;top:{:.0}px", sx + 14.0, sy + 14.0),
+            );
+            let _ = tip.remove_attribute("hidden");
+        }
+        None => {
+            let _ = tip.set_attribute("hidden", "");
+        }
+    }
 }
 
 #[derive(Properties, PartialEq)]
@@ -756,10 +1160,12 @@ fn subtask_node(props: &NodeProps) -> Html {
         TaskStatus::Finishing | TaskStatus::Finished => Some("st-finished"),
     };
     let title = format!(
-        "{} — {} · backpressure {}\nbusy {} · backpressured {} · idle {} (last second)\nnow: {}\nbarrier handler: {}{}\noutput buffers {}/{}{}",
+        "{} — {} · backpressure {}\nTaskManager {}, slot {}\nbusy {} · backpressured {} · idle {} (last second)\nnow: {}\nbarrier handler: {}{}\noutput buffers {}/{}{}",
         v.name,
         status_name(v.status),
         level,
+        v.task_manager + 1,
+        v.slot,
         format::pct(v.busy),
         format::pct(v.backpressured),
         format::pct(v.idle),
@@ -815,6 +1221,7 @@ fn subtask_node(props: &NodeProps) -> Html {
             data-testid={format!("subtask-{}-{}", g.operator, g.index)}
             data-backpressure={if canceled { "none" } else { v.backpressure.name() }}
             data-status={status_name(v.status)}
+            data-task-manager={g.task_manager.to_string()} data-slot={g.slot.to_string()}
             data-checkpoint-phase={v.checkpoint.map(|(_, p)| p)}
             role="button" tabindex="0" aria-pressed={selected.to_string()}
             aria-label={format!("{} — {}, backpressure {level}", v.name, status_name(v.status))}
@@ -862,6 +1269,7 @@ fn legend() -> Html {
             { item(html!{ <rect class="lane-bg lane-blocked" x="1" y="3" width="16" height="8"/> }, crate::ui::i18n::t("blocked (aligning)")) }
             { item(html!{ <rect class="lane-bg lane-persisting" x="1" y="3" width="16" height="8"/> }, crate::ui::i18n::t("being persisted")) }
             { item(html!{ <path class="wire wire-no-credit" d="M0,7 L18,7"/> }, crate::ui::i18n::t("no credit")) }
+            { item(html!{ <path class="wire wire-local" d="M0,7 L18,7"/> }, crate::ui::i18n::t("local channel (no credit)")) }
             { item(html!{ <rect class="legend-bp bp-ok" x="1" y="2" width="16" height="10" rx="2"/> }, "OK") }
             { item(html!{ <rect class="legend-bp bp-low" x="1" y="2" width="16" height="10" rx="2"/> }, "LOW") }
             { item(html!{ <rect class="legend-bp bp-high" x="1" y="2" width="16" height="10" rx="2"/> }, crate::ui::i18n::t("HIGH backpressure")) }
@@ -874,24 +1282,77 @@ struct HeadersProps {
     layout: Rc<Layout>,
 }
 
-/// The operator headers: change only with the layout.
-#[function_component(OpHeaders)]
-fn op_headers(props: &HeadersProps) -> Html {
-    let headers = props.layout.ops.iter().map(|o| {
+/// The physical plan behind the subtasks: TaskManager boxes with their slots (rows)
+/// and one box per chain (job vertex) listing its operators. Change only with the layout.
+#[function_component(PlanBoxes)]
+fn plan_boxes(props: &HeadersProps) -> Html {
+    let layout = &props.layout;
+    let tms = layout.task_managers.iter().map(|tm| {
+        let slots = tm.slots.iter().map(|slot| {
+            html! {
+                <g class={classes!("slot", (slot.occupants == 0).then_some("slot-free"))}
+                    data-testid={format!("slot-{}-{}", tm.task_manager, slot.slot)}>
+                    <rect class="slot-row" x={f(tm.x + 4.0)} y={f(slot.y - 2.0)} width={f(tm.w - 8.0)} height={f(slot.h + 4.0)} rx="3" />
+                    <text class="slot-label" x={f(tm.x + 8.0)} y={f(slot.y + 11.0)}>
+                        { if slot.occupants == 0 { format!("slot {} · free", slot.slot) } else { format!("slot {}", slot.slot) } }
+                    </text>
+                </g>
+            }
+        });
         html! {
-            <g class="op-header">
-                <title>{ format!("{} ({} ×{})", o.id, o.kind, o.parallelism) }</title>
-                <text class="op-name" x={f(o.x)} y={f(o.y + 11.0)}>
-                    { clip(&o.id, OP_ID_CHARS) }
-                    <tspan class="op-kind">{ format!("  {} ×{}", o.kind, o.parallelism) }</tspan>
+            <g class="tm-box" data-testid={format!("tm-{}", tm.task_manager)}
+                data-slots={tm.slots.len().to_string()} data-used-slots={tm.used_slots.to_string()}>
+                <rect class="tm-rect" x={f(tm.x)} y={f(tm.y)} width={f(tm.w)} height={f(tm.h)} rx="6" />
+                <text class="tm-label" x={f(tm.x + 8.0)} y={f(tm.y + 12.0)}>
+                    { format!("TaskManager {} · {}/{} slots used", tm.task_manager + 1, tm.used_slots, tm.slots.len()) }
                 </text>
-                if !o.inputs.is_empty() {
-                    <text class="op-inputs" x={f(o.x)} y={f(o.y + 23.0)}>{ clip(&format!("← {}", o.inputs.join(", ")), OP_INPUTS_CHARS) }</text>
+                { for slots }
+            </g>
+        }
+    });
+    let vertices = layout.vertices.iter().map(|v| {
+        let ops: Vec<String> = v.ops.iter().map(|(id, _)| id.clone()).collect();
+        let lines = v.ops.iter().enumerate().map(|(i, (id, kind))| {
+            let y = v.y + 12.0 + i as f64 * 13.0;
+            if i == 0 {
+                html! {
+                    <text class="op-name vertex-op" x={f(v.x)} y={f(y)}>
+                        { clip(id, OP_ID_CHARS) }
+                        <tspan class="op-kind">{ format!("  {kind} ×{}", v.parallelism) }</tspan>
+                    </text>
+                }
+            } else {
+                html! {
+                    <text class="vertex-op vertex-op-chained" x={f(v.x)} y={f(y)}>
+                        { format!("→ {}", clip(id, OP_ID_CHARS)) }
+                        <tspan class="op-kind">{ format!("  {kind}") }</tspan>
+                    </text>
+                }
+            }
+        });
+        html! {
+            <g class={classes!("vertex-box", (v.ops.len() > 1).then_some("vertex-chained"))}
+                data-testid={format!("vertex-{}", v.head)} data-operators={ops.join(",")}>
+                <title>{ format!("{} — a chain of {} operator(s), one task per subtask (×{})", v.name, v.ops.len(), v.parallelism) }</title>
+                <rect class="vertex-rect" x={f(v.x - 6.0)} y={f(v.y - 2.0)} width={f(BODY_W + 12.0)} height={f(v.h)} rx="5" />
+                { for lines }
+                if !v.inputs.is_empty() {
+                    <text class="op-inputs" x={f(v.x)} y={f(v.y + 12.0 + v.ops.len() as f64 * 13.0)}>{ clip(&format!("← {}", v.inputs.join(", ")), OP_INPUTS_CHARS) }</text>
                 }
             </g>
         }
     });
-    html! { <g class="op-headers">{ for headers }</g> }
+    html! {
+        <>
+            <g class="tm-boxes">{ for tms }</g>
+            <g class="op-headers">{ for vertices }</g>
+        </>
+    }
+}
+
+/// The element of `r`, if mounted.
+fn el(r: &NodeRef) -> Option<web_sys::Element> {
+    r.cast::<web_sys::Element>()
 }
 
 /// The job view panel.
@@ -902,16 +1363,46 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
     let live = &props.live;
     let canvas = use_node_ref();
     let stage = use_node_ref();
+    let svg = use_node_ref();
+    let note = use_node_ref();
+    let zoom_label = use_node_ref();
+    let tip = use_node_ref();
+    let labels = use_node_ref();
     let drawn = use_mut_ref(Drawn::default);
+    // Redraws with the current viewport (after a render, a resize, a zoom or a pan).
+    let redraw = {
+        let (canvas, svg, note, zoom_label, labels, tip) = (
+            canvas.clone(),
+            svg.clone(),
+            note.clone(),
+            zoom_label.clone(),
+            labels.clone(),
+            tip.clone(),
+        );
+        let drawn = drawn.clone();
+        Rc::new(move || {
+            if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
+                let els = Els {
+                    canvas: c,
+                    svg: el(&svg),
+                    note: el(&note),
+                    zoom: el(&zoom_label),
+                    labels: el(&labels),
+                    tip: el(&tip),
+                };
+                draw(&els, &mut drawn.borrow_mut());
+            }
+        })
+    };
     {
         // After every render (a new live view): redraw the lanes imperatively.
-        let canvas = canvas.clone();
         let drawn = drawn.clone();
         let data = (layout.clone(), live.clone());
         let theme = props.theme.clone();
         let bold = props.presentation == Some(true);
+        let redraw = redraw.clone();
         use_effect(move || {
-            if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
+            {
                 let mut d = drawn.borrow_mut();
                 d.bold = bold;
                 if d.theme != theme {
@@ -919,17 +1410,18 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
                     d.palette = None;
                 }
                 d.data = Some(data);
-                draw(&c, &mut d);
             }
+            redraw();
         });
     }
     {
-        // Track the canvas's CSS width with a ResizeObserver (reading `clientWidth`
-        // in every frame would force a synchronous layout) and redraw on a change.
-        let canvas = canvas.clone();
+        // Track the stage's CSS size with a ResizeObserver (reading it in every frame
+        // would force a synchronous layout) and redraw on a change.
+        let stage = stage.clone();
         let drawn = drawn.clone();
+        let redraw = redraw.clone();
         use_effect_with((), move |_| {
-            let target = canvas.cast::<HtmlCanvasElement>();
+            let target = el(&stage);
             let closure = Closure::wrap(Box::new(move |entries: js_sys::Array| {
                 let Some(entry) = entries
                     .get(0)
@@ -938,14 +1430,22 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
                 else {
                     return;
                 };
-                let width = entry.content_rect().width();
-                if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
+                let r = entry.content_rect();
+                let size = Size {
+                    w: r.width(),
+                    h: r.height(),
+                };
+                let changed = {
                     let mut d = drawn.borrow_mut();
-                    if d.css_width != Some(width) {
-                        d.css_width = Some(width);
+                    let changed = d.view != Some(size);
+                    if changed {
+                        d.view = Some(size);
                         d.palette = None;
-                        draw(&c, &mut d);
                     }
+                    changed
+                };
+                if changed {
+                    redraw();
                 }
             }) as Box<dyn FnMut(js_sys::Array)>);
             let observer = web_sys::ResizeObserver::new(closure.as_ref().unchecked_ref()).ok();
@@ -960,43 +1460,247 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
             }
         });
     }
-    let onmousemove = {
+    {
+        // The wheel zooms about the pointer. A non-passive listener, so the page does
+        // not scroll while the pointer is over the job.
+        let stage = stage.clone();
+        let drawn = drawn.clone();
+        let redraw = redraw.clone();
+        use_effect_with((), move |_| {
+            let target = el(&stage);
+            let stage2 = stage.clone();
+            let closure = Closure::wrap(Box::new(move |e: web_sys::WheelEvent| {
+                let Some(s) = el(&stage2) else { return };
+                e.prevent_default();
+                let r = s.get_bounding_client_rect();
+                let (sx, sy) = (
+                    e.client_x() as f64 - r.left(),
+                    e.client_y() as f64 - r.top(),
+                );
+                // Lines (Firefox) count as 40 px.
+                let dy = e.delta_y() * if e.delta_mode() == 1 { 40.0 } else { 1.0 };
+                let factor = zoom::wheel_factor(dy);
+                let view = Size {
+                    w: r.width(),
+                    h: r.height(),
+                };
+                drawn
+                    .borrow_mut()
+                    .move_to(|vp, c, v| vp.zoom_at(factor, sx, sy, c, v), view);
+                redraw();
+            }) as Box<dyn FnMut(web_sys::WheelEvent)>);
+            if let Some(t) = &target {
+                let opts = web_sys::AddEventListenerOptions::new();
+                opts.set_passive(false);
+                let _ = t.add_event_listener_with_callback_and_add_event_listener_options(
+                    "wheel",
+                    closure.as_ref().unchecked_ref(),
+                    &opts,
+                );
+            }
+            move || {
+                if let Some(t) = target {
+                    let _ = t.remove_event_listener_with_callback(
+                        "wheel",
+                        closure.as_ref().unchecked_ref(),
+                    );
+                }
+                drop(closure);
+            }
+        });
+    }
+    let view_of = |stage: &NodeRef| {
+        el(stage).map(|s| {
+            let r = s.get_bounding_client_rect();
+            let size = Size {
+                w: r.width(),
+                h: r.height(),
+            };
+            (r, size)
+        })
+    };
+    let onpointerdown = {
+        let drawn = drawn.clone();
+        Callback::from(move |e: PointerEvent| {
+            if e.button() == 0 {
+                drawn.borrow_mut().drag = Some((
+                    e.pointer_id(),
+                    e.client_x() as f64,
+                    e.client_y() as f64,
+                    false,
+                ));
+            }
+        })
+    };
+    let onpointerup = {
         let drawn = drawn.clone();
         let stage = stage.clone();
-        Callback::from(move |e: MouseEvent| {
-            let Some(el) = stage.cast::<web_sys::Element>() else {
-                return;
-            };
-            let d = drawn.borrow();
-            let Some((layout, live)) = &d.data else {
-                return;
-            };
-            let r = el.get_bounding_client_rect();
-            if r.width() <= 0.0 {
-                return;
+        Callback::from(move |_: PointerEvent| {
+            let ended = drawn.borrow_mut().drag.take();
+            if let (Some((id, _, _, true)), Some(s)) = (ended, el(&stage)) {
+                let _ = s.release_pointer_capture(id);
             }
-            let k = layout.width / r.width();
-            let x = (e.client_x() as f64 - r.left()) * k;
-            let y = (e.client_y() as f64 - r.top()) * k;
+        })
+    };
+    let onpointermove = {
+        let drawn = drawn.clone();
+        let stage = stage.clone();
+        let tip = tip.clone();
+        let redraw = redraw.clone();
+        Callback::from(move |e: PointerEvent| {
+            let Some((r, view)) = view_of(&stage) else {
+                return;
+            };
+            let (cx, cy) = (e.client_x() as f64, e.client_y() as f64);
+            let dragging = {
+                let mut d = drawn.borrow_mut();
+                match d.drag {
+                    Some((id, x0, y0, moved)) if id == e.pointer_id() => {
+                        let moved = moved || (cx - x0).abs() + (cy - y0).abs() > 4.0;
+                        if moved {
+                            if !matches!(d.drag, Some((_, _, _, true))) {
+                                // Captured only once it is a drag, so a click still
+                                // reaches the subtask under the pointer.
+                                if let Some(s) = el(&stage) {
+                                    let _ = s.set_pointer_capture(id);
+                                }
+                            }
+                            let (dx, dy) = (x0 - cx, y0 - cy);
+                            d.move_to(|vp, c, v| vp.pan(dx, dy, c, v), view);
+                            d.drag = Some((id, cx, cy, true));
+                        }
+                        moved
+                    }
+                    _ => false,
+                }
+            };
+            if dragging {
+                redraw();
+            }
+            let d = drawn.borrow();
+            let (Some((layout, live)), Some(vp), Some(t)) = (&d.data, d.vp, el(&tip)) else {
+                return;
+            };
+            let (sx, sy) = (cx - r.left(), cy - r.top());
+            let (x, y) = vp.to_layout(sx, sy);
             let hit = d
                 .hits
                 .iter()
                 .find(|(area, _)| area.contains(x, y))
-                .and_then(|(_, i)| live.channels.get(*i));
-            match hit {
-                Some(v) => {
-                    let title = channel_title(v);
-                    if el.get_attribute("title").as_deref() != Some(title.as_str()) {
-                        let _ = el.set_attribute("title", &title);
-                    }
-                }
-                None => {
-                    if el.has_attribute("title") {
-                        let _ = el.remove_attribute("title");
-                    }
-                }
+                .map(|(_, h)| *h);
+            show_tip(&t, hit.and_then(|h| hit_text(h, layout, live)), sx, sy);
+        })
+    };
+    let onpointerleave = {
+        let tip = tip.clone();
+        Callback::from(move |_: PointerEvent| {
+            if let Some(t) = el(&tip) {
+                show_tip(&t, None, 0.0, 0.0);
             }
         })
+    };
+    // Zoom and pan keys while the job view (or a subtask in it) has the focus; `[` / `]`
+    // focus the previous / next lane and show its details.
+    let onkeydown = {
+        let drawn = drawn.clone();
+        let stage = stage.clone();
+        let tip = tip.clone();
+        let redraw = redraw.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if e.ctrl_key() || e.meta_key() || e.alt_key() {
+                return;
+            }
+            let Some((_, view)) = view_of(&stage) else {
+                return;
+            };
+            let key = e.key();
+            if let Some(action) = zoom::key_action(&key) {
+                e.prevent_default();
+                e.stop_propagation();
+                {
+                    let mut d = drawn.borrow_mut();
+                    if action == zoom::ViewKey::Fit {
+                        d.user_moved = false;
+                    } else {
+                        d.move_to(|vp, c, v| vp.after_key(action, c, v), view);
+                    }
+                }
+                redraw();
+                return;
+            }
+            if key == "[" || key == "]" {
+                e.prevent_default();
+                e.stop_propagation();
+                let found = {
+                    let mut d = drawn.borrow_mut();
+                    let mut order: Vec<Hit> = Vec::new();
+                    for (_, h) in &d.hits {
+                        if order.last() != Some(h) {
+                            order.push(*h);
+                        }
+                    }
+                    if order.is_empty() {
+                        None
+                    } else {
+                        let at = d.focus.and_then(|f| order.iter().position(|h| *h == f));
+                        let next = match (at, key == "]") {
+                            (None, true) => 0,
+                            (None, false) => order.len() - 1,
+                            (Some(i), true) => (i + 1) % order.len(),
+                            (Some(i), false) => (i + order.len() - 1) % order.len(),
+                        };
+                        d.focus = Some(order[next]);
+                        let area = d
+                            .hits
+                            .iter()
+                            .find(|(_, h)| *h == order[next])
+                            .map(|(r, _)| *r);
+                        match (&d.data, d.vp, area) {
+                            (Some((layout, live)), Some(vp), Some(area)) => {
+                                let sx = (area.x - vp.x) * vp.k;
+                                let sy = (area.y - vp.y) * vp.k;
+                                Some((hit_text(order[next], layout, live), sx, sy))
+                            }
+                            _ => None,
+                        }
+                    }
+                };
+                if let (Some(t), Some((text, sx, sy))) = (el(&tip), found) {
+                    show_tip(&t, text, sx, sy);
+                }
+                redraw();
+            }
+        })
+    };
+    let stem = props
+        .compact
+        .as_ref()
+        .map(|(stem, _)| format!("-{stem}"))
+        .unwrap_or_default();
+    let zoom_button = |label: &'static str,
+                       title: &'static str,
+                       testid: String,
+                       action: zoom::ViewKey| {
+        let drawn = drawn.clone();
+        let stage = stage.clone();
+        let redraw = redraw.clone();
+        let onclick = Callback::from(move |_: MouseEvent| {
+            let Some((_, view)) = view_of(&stage) else {
+                return;
+            };
+            {
+                let mut d = drawn.borrow_mut();
+                if action == zoom::ViewKey::Fit {
+                    d.user_moved = false;
+                } else {
+                    d.move_to(|vp, c, v| vp.after_key(action, c, v), view);
+                }
+            }
+            redraw();
+        });
+        html! {
+            <button type="button" class="control zoom-button" data-testid={testid} {title} {onclick}>{ label }</button>
+        }
     };
     let nodes = live.tasks.iter().filter_map(|t| {
         let geom = layout.tasks.get(t.id)?.clone();
@@ -1023,6 +1727,12 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
         <>
             <span class="badge" title="Checkpoint pending at the coordinator">
                 { live.pending_checkpoint.map(|id| crate::ui::i18n::tf("checkpoint {0} pending", &[&id])).unwrap_or_else(|| crate::ui::i18n::t("no checkpoint pending").into()) }
+            </span>
+            <span class="zoom-controls" role="group" aria-label="Zoom">
+                { zoom_button("−", "Zoom out (− with the job view focused)", format!("zoom-out{stem}"), zoom::ViewKey::ZoomOut) }
+                <span class="zoom-level" data-testid={format!("zoom-level{stem}")} ref={zoom_label.clone()} aria-live="off"></span>
+                { zoom_button("+", "Zoom in (+ with the job view focused)", format!("zoom-in{stem}"), zoom::ViewKey::ZoomIn) }
+                { zoom_button("Fit", "Show the whole job (0 with the job view focused)", format!("zoom-fit{stem}"), zoom::ViewKey::Fit) }
             </span>
             { for toggle }
         </>
@@ -1053,23 +1763,28 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
             AttrValue::from(crate::ui::i18n::t("Job graph")),
             AttrValue::from("job-graph"),
             classes!("area-graph"),
-            Some(AttrValue::from(crate::ui::i18n::t("Subtasks coloured by backpressure; every channel's buffers from the producer's subpartition, over the wire, into the consumer's input channel. Click a subtask to inspect or fail it."))),
+            Some(AttrValue::from(crate::ui::i18n::t("The physical plan: TaskManagers and their slots (rows), one box per chain listing its operators, subtasks coloured by backpressure; every channel's buffers from the producer's subpartition, over the wire (dotted: a local channel, no credit), into the consumer's input channel. Wheel or +/− to zoom, drag or arrows to pan, 0 to fit; [ ] step through the lanes. Click a subtask to inspect or fail it."))),
         ),
     };
     html! {
         <Panel id={id} title={title} testid={testid} class={class}
             description={description} actions={actions}>
             <div class="canvas" data-testid="job-graph-canvas">
-                <div class="job-stage" ref={stage}
+                <div class="job-stage" ref={stage} tabindex="0"
+                    aria-label="Job view: + and − zoom, arrows pan, 0 fits, [ and ] step through the lanes"
+                    data-testid={format!("job-stage{stem}")}
                     style={format!("--stage-w:{}px;--stage-aspect:{:.4}", f(layout.width), layout.width / layout.height.max(1.0))}
-                    {onmousemove}>
+                    {onpointerdown} {onpointermove} {onpointerup} {onpointerleave} {onkeydown}>
                     <canvas ref={canvas} class="lanes-canvas" data-testid="job-lanes" aria-hidden="true" />
-                    <svg class="job-svg" viewBox={format!("0 0 {} {}", f(layout.width), f(layout.height))}
-                        width="100%" role="group" aria-label="Execution graph: one button per subtask" onclick={onclick_bg}>
-                        <OpHeaders layout={layout.clone()} />
+                    <svg class="job-svg" ref={svg} preserveAspectRatio="xMinYMin meet"
+                        role="group" aria-label="Execution graph: one button per subtask" onclick={onclick_bg}>
+                        <PlanBoxes layout={layout.clone()} />
                         <g class="nodes">{ for nodes }</g>
                     </svg>
+                    <div class="ribbon-labels" ref={labels} aria-hidden="true"></div>
+                    <div class="lane-tip" ref={tip} data-testid={format!("lane-tip{stem}")} role="status" hidden=true></div>
                 </div>
+                <p class="lane-detail-note" data-testid={format!("lane-detail{stem}")} ref={note}></p>
             </div>
             if props.compact.is_none() {
                 <Legend />

@@ -38,6 +38,7 @@ pub mod help;
 pub mod import_dialog;
 pub mod inspector;
 pub mod job_graph;
+pub mod job_view;
 pub mod panel;
 pub mod settings;
 pub mod sinks_recovery;

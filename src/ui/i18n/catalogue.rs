@@ -327,5 +327,6 @@ pub const ZH: &[(&str, &str)] = &[
     ("checkpoint {0} pending", "检查点 {0} 进行中"),
     ("no checkpoint pending", "没有进行中的检查点"),
     ("Job graph", "作业图"),
-    ("Subtasks coloured by backpressure; every channel's buffers from the producer's subpartition, over the wire, into the consumer's input channel. Click a subtask to inspect or fail it.", "子任务按反压着色；每条通道的缓冲区从生产者的子分区出发，经过网络，进入消费者的输入通道。点击子任务可查看或让它故障。"),
+    ("The physical plan: TaskManagers and their slots (rows), one box per chain listing its operators, subtasks coloured by backpressure; every channel's buffers from the producer's subpartition, over the wire (dotted: a local channel, no credit), into the consumer's input channel. Wheel or +/− to zoom, drag or arrows to pan, 0 to fit; [ ] step through the lanes. Click a subtask to inspect or fail it.", "物理执行计划：TaskManager 及其 slot（按行排列），每个算子链一个框并列出其中的算子，子任务按反压着色；每个通道的缓冲区从生产者的子分区出发，经过网络（虚线：本地通道，没有 credit），进入消费者的输入通道。滚轮或 +/− 缩放，拖动或方向键平移，0 适配全图；[ ] 逐条查看通道。点击子任务可查看或让它失败。"),
+    ("local channel (no credit)", "本地通道（没有 credit）"),
 ];

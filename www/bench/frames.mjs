@@ -1,0 +1,110 @@
+// Frame work and achieved speed of the playground while it plays (issue 19, item 5). Not
+// a test: it prints figures and asserts nothing about time.
+//
+//   BASE_URL=http://127.0.0.1:8080/ node www/bench/frames.mjs [PRESET] [SLIDER] [SECONDS] [ZOOM]
+//
+// Opens PRESET (default `large`) in headless Chromium at 1440×900, sets the speed slider
+// to SLIDER (75 = 100×), optionally zooms the job view (ZOOM: `fit`, `far` = four steps
+// out, `near` = four steps in), plays SECONDS of virtual time (default 20) and reports,
+// over the played frames: frame work p50 / p95 / max (wall time from the start of each
+// animation-frame callback until the next task runs — the engine slices, the snapshots
+// and the render the callback causes, as the page's own `frame-stats` readout measures
+// it), the frame interval p50 / p95 and the frame rate it gives, the achieved speed
+// (virtual time / wall time while playing), the page's readout, and the DOM node count.
+// State the machine's load with the figures (`uptime` is printed first).
+import { execSync } from 'node:child_process';
+import { launch } from '../e2e/browser.mjs';
+
+const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
+const [PRESET = 'large', SLIDER = '75', SECONDS = '20', ZOOM = 'fit'] = process.argv.slice(2);
+
+const HOOK = () => {
+  // Wrap requestAnimationFrame: time each callback until the next task (a message).
+  const raf = window.requestAnimationFrame.bind(window);
+  const work = [];
+  const starts = [];
+  window.__frames = { work, starts };
+  const channel = new MessageChannel();
+  let pending = [];
+  channel.port1.onmessage = () => {
+    const now = performance.now();
+    for (const t0 of pending) work.push(now - t0);
+    pending = [];
+  };
+  window.requestAnimationFrame = (cb) =>
+    raf((ts) => {
+      const t0 = performance.now();
+      starts.push(t0);
+      cb(ts);
+      pending.push(t0);
+      channel.port2.postMessage(0);
+    });
+};
+
+const pct = (values, p) => {
+  const v = [...values].sort((a, b) => a - b);
+  return v.length ? v[Math.min(v.length - 1, Math.floor((v.length - 1) * p))] : NaN;
+};
+
+console.log(`load: ${execSync('uptime').toString().trim()}`);
+const browser = await launch();
+try {
+  const page = await browser.context.newPage();
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.addInitScript(HOOK);
+  await page.goto(BASE_URL, { waitUntil: 'load' });
+  await page.getByTestId('app').waitFor({ timeout: 60_000 });
+  await page.getByTestId('preset-select').selectOption(PRESET);
+  await page.waitForFunction(() => location.hash.startsWith('#z2:'));
+  if (ZOOM !== 'fit' && (await page.getByTestId('job-stage').count())) {
+    await page.getByTestId('job-stage').focus();
+    for (let i = 0; i < 4; i++) await page.keyboard.press(ZOOM === 'far' ? '-' : '+');
+    await page.locator('body').click({ position: { x: 1, y: 1 } });
+  }
+  await page.getByTestId('speed').evaluate((el, v) => {
+    el.value = String(v);
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  }, Number(SLIDER));
+  await page.getByTestId('pause-at').fill(`${SECONDS}s`);
+  await page.getByTestId('pause-at').press('Enter');
+  await page.evaluate(() => {
+    window.__frames.work.length = 0;
+    window.__frames.starts.length = 0;
+  });
+  const t0 = Date.now();
+  await page.getByTestId('play').click();
+  await page.waitForFunction(
+    (t) => {
+      const app = document.querySelector('[data-testid="app"]');
+      return app.dataset.run !== 'playing' && Number(app.dataset.nowUs) >= t;
+    },
+    Number(SECONDS) * 1e6,
+    { timeout: 600_000, polling: 200 },
+  );
+  const wall = (Date.now() - t0) / 1000;
+  const r = await page.evaluate(() => {
+    const { work, starts } = window.__frames;
+    const stats = document.querySelector('[data-testid="frame-stats"]').dataset;
+    const lanes = document.querySelector('[data-testid="job-lanes"]')?.dataset ?? {};
+    return {
+      work: [...work],
+      intervals: starts.slice(1).map((t, i) => t - starts[i]),
+      readout: { avg: stats.avgMs, p95: stats.p95Ms, interval: stats.intervalMs },
+      detail: lanes.detail,
+      drawMs: lanes.drawMs,
+      nodes: document.querySelectorAll('*').length,
+    };
+  });
+  const f = (x) => x.toFixed(2);
+  const i50 = pct(r.intervals, 0.5);
+  console.log(
+    `${PRESET} at slider ${SLIDER}, ${SECONDS}s virtual in ${wall.toFixed(1)}s wall: achieved ` +
+      `${(Number(SECONDS) / wall).toFixed(0)}× real time; ${r.work.length} frames; frame work ` +
+      `p50 ${f(pct(r.work, 0.5))} ms, p95 ${f(pct(r.work, 0.95))} ms, max ${f(pct(r.work, 1))} ms; ` +
+      `interval p50 ${f(i50)} ms (${(1000 / i50).toFixed(0)} fps), p95 ${f(pct(r.intervals, 0.95))} ms; ` +
+      `readout avg ${r.readout.avg} / p95 ${r.readout.p95} ms, interval ${r.readout.interval} ms; ` +
+      `job view ${r.detail ?? '-'} (zoom ${ZOOM}), last lane paint ${r.drawMs ?? '-'} ms; ${r.nodes} DOM nodes`,
+  );
+} finally {
+  await browser.close();
+}

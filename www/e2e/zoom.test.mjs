@@ -1,0 +1,283 @@
+// End to end: the job view scales and shows the physical plan (issue 17 item 6; issue 19
+// items 4 and 5, browser side).
+//  - zoom and pan: the view opens fitted (`data-fit`, `data-zoom` 1); with the job view
+//    focused + / − zoom, arrows pan, 0 fits again; the wheel zooms about the pointer; a
+//    drag pans; the − + Fit buttons do the same; the keys are not stolen from the page
+//    (with the focus elsewhere + still doubles the speed, and the view keeps its zoom);
+//  - semantic zoom: zoomed out far enough, `large` switches to one aggregated lane per
+//    operator pair and says so; zoomed in it draws every channel again;
+//  - the physical plan: one box per chain listing its operators (`healthy`: src and map
+//    chained into one box, no box for map), TaskManager boxes with their slots, subtasks
+//    naming their TaskManager and slot;
+//  - lanes: `]` focuses a lane and shows its credit, backlog, buffers and kind; a local
+//    channel reads "no credit", never "credit 0"; remote and local lanes are counted
+//    apart; hovering a lane shows the same tip;
+//  - a hash job at parallelism 32 (2,048 channels) draws aggregated lanes only and
+//    says why, and the page keeps answering.
+// Screenshots: zoom-<preset>-<w>.png (default, large far and near) at three sizes.
+// Waits only on the page's own state (no wall-clock waits). No console errors.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { deflateRawSync } from 'node:zlib';
+import { BASE_URL, SCREENSHOTS, sharedBrowser, watchProblems, waitStill } from './browser.mjs';
+
+const browser = sharedBrowser();
+const SIZES = [[1280, 720], [1440, 900], [1920, 1080]];
+
+async function open(page, preset) {
+  await page.goto(BASE_URL, { waitUntil: 'load' });
+  await page.getByTestId('app').waitFor({ timeout: 20_000 });
+  if (preset) {
+    await page.getByTestId('preset-select').selectOption(preset);
+    await page.waitForFunction(() => location.hash.startsWith('#z2:'));
+  }
+  await lanesReady(page);
+}
+
+async function lanesReady(page) {
+  await page.waitForFunction(() => document.querySelector('[data-testid="job-lanes"]')?.dataset.zoom);
+}
+
+/** The lane canvas's figures. */
+async function view(page) {
+  return page.getByTestId('job-lanes').evaluate((c) => ({
+    zoom: Number(c.dataset.zoom),
+    fit: c.dataset.fit === 'true',
+    detail: c.dataset.detail,
+    view: c.dataset.view.split(' ').map(Number),
+    local: Number(c.dataset.localLanes),
+    remote: Number(c.dataset.remoteLanes),
+    ribbons: Number(c.dataset.aggregatedLanes),
+    channels: Number(c.dataset.channels),
+  }));
+}
+
+/** Waits until the view's `key` figure differs from `old`. */
+async function changed(page, key, old) {
+  await page.waitForFunction(([k, o]) => {
+    const c = document.querySelector('[data-testid="job-lanes"]');
+    return c && String(c.dataset[k]) !== String(o);
+  }, [key, old]);
+  return view(page);
+}
+
+// A z2: link: CRC-32 of the JSON, then its raw DEFLATE, base64url (src/scenario/link.rs).
+function crc32(buf) {
+  let c = ~0;
+  for (const b of buf) {
+    c ^= b;
+    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
+  }
+  return ~c >>> 0;
+}
+function link(doc) {
+  const json = Buffer.from(JSON.stringify(doc));
+  const head = Buffer.alloc(4);
+  head.writeUInt32BE(crc32(json));
+  return `${BASE_URL}#z2:${Buffer.concat([head, deflateRawSync(json, { level: 9 })]).toString('base64url')}`;
+}
+
+test('zoom, pan, fit and keys; the keys stay the page\'s elsewhere', { timeout: 120_000 }, async () => {
+  const page = await browser().context.newPage();
+  const problems = watchProblems(page);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await open(page, 'large');
+  let v = await view(page);
+  assert.equal(v.fit, true, 'opens fitted');
+  assert.ok(Math.abs(v.zoom - 1) < 0.01, `zoom ${v.zoom}`);
+  const stage = page.getByTestId('job-stage');
+  await stage.focus();
+  await page.keyboard.press('+');
+  v = await changed(page, 'zoom', '1.000');
+  assert.ok(v.zoom > 1.2, `+ zooms in: ${v.zoom}`);
+  assert.equal(v.fit, false);
+  // Two more steps in, so that the job is wider than the view, then pan right.
+  await page.keyboard.press('=');
+  v = await changed(page, 'zoom', v.zoom.toFixed(3));
+  await page.keyboard.press('+');
+  v = await changed(page, 'zoom', v.zoom.toFixed(3));
+  const x0 = v.view[0];
+  const viewBefore = await page.getByTestId('job-lanes').getAttribute('data-view');
+  await page.keyboard.press('ArrowRight');
+  v = await changed(page, 'view', viewBefore);
+  assert.ok(v.view[0] > x0, `ArrowRight pans right: ${x0} → ${v.view[0]}`);
+  const state = await page.getByTestId('app').getAttribute('data-now-us');
+  assert.equal(state, '0', 'ArrowRight on the job view pans, it does not step the engine');
+  await page.keyboard.press('-');
+  v = await changed(page, 'zoom', v.zoom.toFixed(3));
+  await page.keyboard.press('0');
+  await page.waitForFunction(() => document.querySelector('[data-testid="job-lanes"]').dataset.fit === 'true');
+  v = await view(page);
+  assert.ok(Math.abs(v.zoom - 1) < 0.01, `0 fits: ${v.zoom}`);
+  // The wheel zooms about the pointer, a drag pans.
+  const box = await stage.boundingBox();
+  await page.mouse.move(box.x + box.width * 0.3, box.y + box.height * 0.4);
+  await page.mouse.wheel(0, -300);
+  v = await changed(page, 'zoom', '1.000');
+  assert.ok(v.zoom > 1.5, `wheel up zooms in: ${v.zoom}`);
+  const before = v.view;
+  await page.mouse.move(box.x + box.width * 0.5, box.y + box.height * 0.5);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.5 - 120, box.y + box.height * 0.5 - 40, { steps: 6 });
+  await page.mouse.up();
+  v = await view(page);
+  assert.ok(v.view[0] > before[0] && v.view[1] > before[1], `a drag pans: ${before} → ${v.view}`);
+  // The buttons.
+  await page.getByTestId('zoom-fit').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="job-lanes"]').dataset.fit === 'true');
+  await page.getByTestId('zoom-in').click();
+  v = await changed(page, 'zoom', '1.000');
+  assert.ok(v.zoom > 1.2);
+  assert.match(await page.getByTestId('zoom-level').textContent(), /^\d+%$/);
+  // With the focus outside the job view, + is the page's "faster" again.
+  await page.getByTestId('zoom-fit').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="job-lanes"]').dataset.fit === 'true');
+  await page.locator('body').click({ position: { x: 2, y: 2 } });
+  await page.evaluate(() => document.activeElement?.blur());
+  await page.keyboard.press('+');
+  v = await view(page);
+  assert.ok(Math.abs(v.zoom - 1) < 0.01, `+ outside the job view leaves the zoom: ${v.zoom}`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('semantic zoom, lane tips, local and remote lanes (large)', { timeout: 120_000 }, async () => {
+  const page = await browser().context.newPage();
+  const problems = watchProblems(page);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await open(page, 'large');
+  let v = await view(page);
+  assert.equal(v.detail, 'channels', 'large at fit: every channel');
+  assert.equal(v.channels, 160);
+  assert.ok(v.local > 0 && v.remote > 0, `local ${v.local}, remote ${v.remote}`);
+  const stage = page.getByTestId('job-stage');
+  await stage.focus();
+  // `]` steps through the lanes: find a remote and a local one.
+  const kinds = {};
+  for (let i = 0; i < 40 && !(kinds.local && kinds.remote); i++) {
+    await page.keyboard.press(']');
+    const tip = page.getByTestId('lane-tip');
+    await tip.waitFor({ state: 'visible' });
+    const kind = await tip.getAttribute('data-kind');
+    kinds[kind] ??= await tip.textContent();
+  }
+  assert.match(kinds.remote, /remote · credit \d+; backlog \d+ \(sender \d+, wire \d+, receiver \d+\) \(exclusive \d+, floating \d+\)/, kinds.remote);
+  assert.match(kinds.local, /local · no credit/, kinds.local);
+  assert.doesNotMatch(kinds.local, /credit 0/, 'a local channel is not drawn as zero credit');
+  assert.equal(await page.getByTestId('lane-tip').getAttribute('class'), 'lane-tip lane-' + await page.getByTestId('lane-tip').getAttribute('data-kind'));
+  // Hover over the focused lane shows its tip too.
+  const tipBox = await page.getByTestId('lane-tip').boundingBox();
+  await page.mouse.move(tipBox.x - 12, tipBox.y - 12);
+  await page.getByTestId('lane-tip').waitFor({ state: 'visible' });
+  assert.match(await page.getByTestId('lane-tip').textContent(), /channel \d+ · (local|remote)/);
+  // Zoomed out: aggregated lanes, said so.
+  await stage.focus();
+  for (let i = 0; i < 6 && (await view(page)).detail !== 'aggregated'; i++) await page.keyboard.press('-');
+  await page.waitForFunction(() => document.querySelector('[data-testid="job-lanes"]').dataset.detail === 'aggregated');
+  v = await view(page);
+  assert.equal(v.ribbons, 3, 'one lane per operator pair');
+  const labels = page.locator('[data-testid="job-stage"] .ribbon-label');
+  assert.equal(await labels.count(), 3, 'each aggregated lane has its figures');
+  assert.match(await labels.first().textContent(), /^\d+ ch · \d+ local\nbacklog \d+ · credit \d+/);
+  assert.equal(await page.getByTestId('lane-tip').isVisible(), false, 'zooming hid the old lane tip');
+  assert.match(await page.getByTestId('lane-detail').textContent(), /Zoomed out: one lane per operator pair/);
+  for (const [w, h] of SIZES) {
+    await page.setViewportSize({ width: w, height: h });
+    await page.screenshot({ path: join(SCREENSHOTS, `zoom-large-far-${w}.png`) });
+  }
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await stage.focus();
+  await page.keyboard.press(']');
+  await page.getByTestId('lane-tip').waitFor({ state: 'visible' });
+  assert.equal(await page.getByTestId('lane-tip').getAttribute('data-kind'), 'aggregate');
+  assert.match(await page.getByTestId('lane-tip').textContent(), /→ .*: \d+ channels \(\d+ local, \d+ remote\) · backlog \d+/);
+  // Zoomed in again: every channel.
+  await page.keyboard.press('0');
+  for (let i = 0; i < 4; i++) await page.keyboard.press('+');
+  await page.waitForFunction(() => document.querySelector('[data-testid="job-lanes"]').dataset.detail === 'channels');
+  assert.equal(await page.getByTestId('lane-detail').textContent(), '');
+  assert.equal(await page.locator('[data-testid="job-stage"] .ribbon-label').count(), 0);
+  for (const [w, h] of SIZES) {
+    await page.setViewportSize({ width: w, height: h });
+    await page.screenshot({ path: join(SCREENSHOTS, `zoom-large-near-${w}.png`) });
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('the physical plan: chains, TaskManagers and slots', { timeout: 120_000 }, async () => {
+  const page = await browser().context.newPage();
+  const problems = watchProblems(page);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await open(page, 'healthy');
+  // src → map is a forward edge of equal parallelism: one chain, one box listing both.
+  const chain = page.getByTestId('vertex-src');
+  assert.equal(await chain.getAttribute('data-operators'), 'src,map');
+  assert.equal(await page.getByTestId('vertex-map').count(), 0, 'a chained operator has no box of its own');
+  assert.equal(await page.getByTestId('subtask-map-0').count(), 0);
+  assert.match(await chain.textContent(), /src.*→ map/s);
+  // Two subtasks of the chain and one of out: two TaskManagers of one slot each
+  // (taskmanager.numberOfTaskSlots 1), the out subtask sharing slot 0 of the first.
+  const tms = await page.locator('[data-testid^="tm-"]').count();
+  assert.ok(tms >= 1, `TaskManager boxes: ${tms}`);
+  assert.ok(await page.locator('[data-testid^="slot-"]').count() >= tms);
+  const s0 = page.getByTestId('subtask-src-0');
+  assert.match(await s0.getAttribute('data-task-manager'), /^\d+$/);
+  assert.match(await s0.getAttribute('data-slot'), /^\d+$/);
+  assert.match(await s0.locator('title').textContent(), /TaskManager \d+, slot \d+/);
+  for (const [w, h] of SIZES) {
+    await page.setViewportSize({ width: w, height: h });
+    await open(page, null);
+    await page.screenshot({ path: join(SCREENSHOTS, `zoom-default-${w}.png`) });
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a hash job at parallelism 32 draws aggregated lanes only, and says so', { timeout: 180_000 }, async () => {
+  const page = await browser().context.newPage();
+  const problems = watchProblems(page);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const doc = {
+    version: 2,
+    name: 'wide hash job',
+    seed: 7,
+    duration: '5s',
+    config: { 'execution.checkpointing.interval': '1s' },
+    operators: [
+      { id: 'src', kind: 'source', parallelism: 32, rate: 2000 },
+      { id: 'agg', kind: 'keyed_aggregate', parallelism: 32 },
+      { id: 'out', kind: 'sink', parallelism: 32 },
+    ],
+    edges: [
+      { from: 'src', to: 'agg', partitioner: 'hash' },
+      { from: 'agg', to: 'out', partitioner: 'hash' },
+    ],
+    events: [],
+  };
+  await page.goto(link(doc), { waitUntil: 'load' });
+  await page.getByTestId('app').waitFor({ timeout: 20_000 });
+  await lanesReady(page);
+  const v = await view(page);
+  assert.equal(v.detail, 'aggregated');
+  assert.equal(v.channels, 2048);
+  assert.equal(v.ribbons, 2);
+  assert.match(await page.getByTestId('lane-detail').textContent(), /2048 channels: more than \d+, so one lane per operator pair/);
+  // Zoomed in it stays aggregated.
+  await page.getByTestId('job-stage').focus();
+  for (let i = 0; i < 5; i++) await page.keyboard.press('+');
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid="job-lanes"]').dataset.zoom) > 2);
+  assert.equal((await view(page)).detail, 'aggregated');
+  // The page keeps answering: play to 2 s of virtual time and pause there.
+  await page.getByTestId('pause-at').fill('2s');
+  await page.getByTestId('pause-at').press('Enter');
+  await page.getByTestId('play').click();
+  await waitStill(page, 2_000_000, 150_000);
+  const nodes = await page.evaluate(() => document.querySelectorAll('[data-testid="job-graph"] *').length);
+  console.log(`p=32 hash job: ${nodes} DOM nodes in the job view, 2048 channels, aggregated`);
+  assert.ok(nodes < 3000, `bounded DOM: ${nodes}`);
+  await page.screenshot({ path: join(SCREENSHOTS, 'zoom-p32-1440.png') });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
