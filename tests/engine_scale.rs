@@ -47,7 +47,7 @@ fn a_hash_job_at_parallelism_128_delivers_every_record_once_and_returns_every_bu
     while e.step() {
         steps += 1;
         // The checker walks all 16,384 channels: every 2,000th step and at the end.
-        if steps % 2000 == 0 {
+        if steps.is_multiple_of(2000) {
             e.check_invariants()
                 .unwrap_or_else(|m| panic!("after {steps} steps: {m}"));
         }
