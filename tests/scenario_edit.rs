@@ -164,7 +164,7 @@ fn duplicate_ids_and_out_of_range_settings_are_named_on_their_field() {
         &["src>f:", "f>out:"],
     );
     for (id, setting, text) in [
-        ("src", Setting::Parallelism, "40"),
+        ("src", Setting::Parallelism, "2000"),
         ("src", Setting::Skew, "1.5"),
         ("src", Setting::Rate, "0"),
         ("src", Setting::Records, "0"),
@@ -176,7 +176,10 @@ fn duplicate_ids_and_out_of_range_settings_are_named_on_their_field() {
         edit::set_setting(&mut d, id, setting, text).unwrap();
     }
     let expect = [
-        ("operators[0].parallelism", "40 is out of range (1 to 32)"),
+        (
+            "operators[0].parallelism",
+            "2000 is out of range (1 to 1024, the limit per operator)",
+        ),
         ("operators[0].rate", "0 is out of range (0 < rate <= 1000000)"),
         ("operators[0].record_size", "must be 1b to 1mb"),
         ("operators[0].keys", "must be 1 to 1000000"),

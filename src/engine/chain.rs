@@ -155,46 +155,54 @@ impl OperatorChain {
         let op = self.ops[slot].operator;
         self.ops[slot].records_in += 1;
         let mut cost = host.cost(op);
-        let out: Vec<Record> = match host.kind(op) {
-            OperatorKind::Map | OperatorKind::Source(_) => vec![record],
-            OperatorKind::FlatMap { fan_out } => {
-                let fan_out = *fan_out;
-                (0..fan_out)
-                    .map(|i| {
-                        let lineage = if fan_out > 1 {
-                            Rc::new(record.lineage.child(i))
-                        } else {
-                            record.lineage.clone()
-                        };
-                        Record {
-                            lineage,
-                            ..record.clone()
-                        }
-                    })
-                    .collect()
+        // What the operator does, copied out of the host so the record can be handed on
+        // (no per-record `Vec` of outputs: most operators emit exactly one record).
+        enum Does {
+            Pass,
+            Fan(u32),
+            Aggregate,
+            Sink(SinkDelivery),
+        }
+        let does = match host.kind(op) {
+            OperatorKind::Map | OperatorKind::Source(_) => Does::Pass,
+            OperatorKind::FlatMap { fan_out } => Does::Fan(*fan_out),
+            OperatorKind::KeyedAggregate => Does::Aggregate,
+            OperatorKind::Sink { delivery } => Does::Sink(*delivery),
+        };
+        match does {
+            Does::Pass => cost += self.emit(slot, record, host),
+            Does::Fan(fan_out) => {
+                for i in 0..fan_out {
+                    let lineage = if fan_out > 1 {
+                        Rc::new(record.lineage.child(i))
+                    } else {
+                        record.lineage.clone()
+                    };
+                    let child = Record {
+                        lineage,
+                        ..record.clone()
+                    };
+                    cost += self.emit(slot, child, host);
+                }
             }
-            OperatorKind::KeyedAggregate => {
+            Does::Aggregate => {
                 let OpState::Keyed(sums) = &mut self.ops[slot].state else {
                     unreachable!("a keyed aggregate holds keyed state")
                 };
                 let sum = sums.entry(record.key).or_insert(0);
                 *sum += record.value;
                 let value = *sum;
-                vec![Record { value, ..record }]
+                cost += self.emit(slot, Record { value, ..record }, host);
             }
-            OperatorKind::Sink { delivery } => {
-                if *delivery == SinkDelivery::TwoPhaseCommit {
+            Does::Sink(delivery) => {
+                if delivery == SinkDelivery::TwoPhaseCommit {
                     if let OpState::Sink(txns) = &mut self.ops[slot].state {
                         txns.open.push(record);
                     }
                 } else {
                     host.write_external(op, &record);
                 }
-                Vec::new()
             }
-        };
-        for record in out {
-            cost += self.emit(slot, record, host);
         }
         cost
     }
@@ -202,20 +210,25 @@ impl OperatorChain {
     /// One emitted record to every output of the operator at `slot` (an edge ordinal
     /// lineage branch where it has several).
     fn emit(&mut self, slot: usize, record: Record, host: &mut dyn ChainHost) -> Micros {
-        let outputs = self.ops[slot].outputs.clone();
-        let several = outputs.len() > 1;
-        let mut cost = 0;
-        for (ordinal, output) in outputs.into_iter().enumerate() {
-            let record = if several {
-                Record {
-                    lineage: Rc::new(record.lineage.child(ordinal as u32)),
-                    ..record.clone()
+        let n = self.ops[slot].outputs.len();
+        if n == 1 {
+            self.ops[slot].records_out += 1;
+            return match self.ops[slot].outputs[0] {
+                ChainOutput::Chained(next) => self.push(next, record, host),
+                ChainOutput::Partition(p) => {
+                    host.emit(p, record);
+                    0
                 }
-            } else {
-                record.clone()
+            };
+        }
+        let mut cost = 0;
+        for ordinal in 0..n {
+            let record = Record {
+                lineage: Rc::new(record.lineage.child(ordinal as u32)),
+                ..record.clone()
             };
             self.ops[slot].records_out += 1;
-            match output {
+            match self.ops[slot].outputs[ordinal] {
                 ChainOutput::Chained(next) => cost += self.push(next, record, host),
                 ChainOutput::Partition(p) => host.emit(p, record),
             }

@@ -58,7 +58,7 @@ impl Engine {
     // ------------------------------------------------------------------ sender side
 
     /// Takes a buffer from the producer's pool for `channel`; overdraft only if allowed.
-    fn request_buffer(&mut self, channel: usize, allow_overdraft: bool) -> bool {
+    fn request_buffer(&mut self, channel: usize, allow_overdraft: bool, record_size: u32) -> bool {
         let p = self.channels[channel].partition;
         let part = &mut self.partitions[p];
         let limit = if allow_overdraft {
@@ -74,9 +74,12 @@ impl Engine {
         let id = self.new_buffer_id();
         let ch = &mut self.channels[channel];
         ch.sender_buffers += 1;
+        // Room for the records of this size that fit (at most 16 up front): a buffer's
+        // record list grows once or not at all instead of doubling from one.
+        let fits = (capacity / record_size.max(1)).clamp(1, 16) as usize;
         ch.building = Some(Buffer {
             id,
-            records: Vec::new(),
+            records: Vec::with_capacity(fits),
             bytes: 0,
             capacity,
             captured: None,
@@ -91,8 +94,9 @@ impl Engine {
     pub(crate) fn write_pending_output(&mut self, t: usize) -> bool {
         let allow_overdraft = !self.tasks[t].legacy_source;
         while let Some(emit) = self.tasks[t].pending_out.front() {
-            let c = emit.channel;
-            if self.channels[c].building.is_none() && !self.request_buffer(c, allow_overdraft) {
+            let (c, size) = (emit.channel, emit.record.size);
+            if self.channels[c].building.is_none() && !self.request_buffer(c, allow_overdraft, size)
+            {
                 return false;
             }
             let emit = self.tasks[t]
@@ -325,11 +329,15 @@ impl Engine {
     /// `max-buffers-per-channel`, no overdraft buffer in use.
     pub(crate) fn partition_available(&self, p: usize) -> bool {
         let part = &self.partitions[p];
+        let max = self.config.max_buffers_per_channel;
+        // `used` is the sum of the subpartitions' buffers (checked in `invariants.rs`), so
+        // below `max` no subpartition can be at it: no need to look at each of them.
         part.used < part.pool_size
-            && part
-                .channels
-                .iter()
-                .all(|&c| self.channels[c].sender_buffers < self.config.max_buffers_per_channel)
+            && (part.used < max
+                || part
+                    .channels
+                    .iter()
+                    .all(|&c| self.channels[c].sender_buffers < max))
     }
 
     pub(crate) fn output_available(&self, t: usize) -> bool {
@@ -456,7 +464,8 @@ impl Engine {
             return;
         }
         let t = ch.to_task;
-        if !self.tasks[t].channels_with_data.contains(&c) {
+        if !ch.listed_with_data {
+            self.channels[c].listed_with_data = true;
             self.tasks[t].channels_with_data.push_back(c);
         }
         if self.tasks[t].activity == Activity::Idle {

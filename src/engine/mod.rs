@@ -29,6 +29,7 @@ pub mod coordinator;
 mod coordinator_glue;
 pub mod debloat;
 pub mod diagnosis;
+pub mod event_queue;
 mod flow;
 pub mod graph;
 mod invariants;

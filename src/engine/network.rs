@@ -155,6 +155,9 @@ pub struct Channel {
     /// alignment ends; the sender's subpartition is blocked, so nothing new arrives.
     pub blocked_at_receiver: bool,
     pub eop_received: bool,
+    /// This channel is in its consumer task's `channels_with_data` (so listing it is a
+    /// flag test, not a search of the list: O(1) per arriving buffer at any fan-in).
+    pub listed_with_data: bool,
     pub closed: bool,
     pub persist: Persist,
     pub recovered_buffers: u32,
@@ -203,6 +206,7 @@ impl Channel {
             waiting_for_floating: false,
             blocked_at_receiver: false,
             eop_received: false,
+            listed_with_data: false,
             closed: false,
             persist: Persist::Idle,
             recovered_buffers: 0,

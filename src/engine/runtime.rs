@@ -19,6 +19,7 @@ use super::chain::{initial_state, ChainOutput, ChainedOperator, Layout, Operator
 use super::channel_state::ChannelStateWriter;
 use super::config::{BarrierKind, EngineConfig};
 use super::coordinator::Coordinator;
+use super::event_queue::EventQueue;
 use super::graph::{self, EdgeRuntime};
 use super::log::{EventLog, LogKind};
 use super::network::{Channel, Gate, Partition};
@@ -30,8 +31,7 @@ use super::spec::{Action, JobSpec, OperatorKind, Partitioner, SpecError, TimedAc
 use super::task::{Activity, Mail, Task, TaskMetrics, TaskStatus};
 use super::time::Micros;
 use serde::Serialize;
-use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Something scheduled to happen at a virtual time.
 #[derive(Clone, Debug)]
@@ -61,32 +61,6 @@ pub(crate) enum Ev {
     /// Task `t`'s channel-state reader finished reading one recovered input buffer.
     ChannelStateRead(usize),
     Sample,
-}
-
-#[derive(Clone, Debug)]
-struct Scheduled {
-    at: Micros,
-    class: u8,
-    seq: u64,
-    epoch: u32,
-    ev: Ev,
-}
-
-impl PartialEq for Scheduled {
-    fn eq(&self, o: &Self) -> bool {
-        (self.at, self.class, self.seq) == (o.at, o.class, o.seq)
-    }
-}
-impl Eq for Scheduled {}
-impl PartialOrd for Scheduled {
-    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Scheduled {
-    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        (self.at, self.class, self.seq).cmp(&(o.at, o.class, o.seq))
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -132,7 +106,8 @@ pub struct Engine {
     pub spec: JobSpec,
     pub config: EngineConfig,
     pub now: Micros,
-    queue: BinaryHeap<Reverse<Scheduled>>,
+    /// Events by (time, class, sequence number) ([`super::event_queue`]).
+    queue: EventQueue<Ev>,
     seq: u64,
     /// Job attempt; bumped by every failover.
     pub epoch: u32,
@@ -242,7 +217,7 @@ impl Engine {
         let mut engine = Engine {
             config,
             now: 0,
-            queue: BinaryHeap::new(),
+            queue: EventQueue::default(),
             seq: 0,
             epoch: 0,
             status: JobStatus::Running,
@@ -497,13 +472,8 @@ impl Engine {
     fn schedule_class(&mut self, at: Micros, class: u8, ev: Ev) {
         self.seq += 1;
         let epoch = self.epoch;
-        self.queue.push(Reverse(Scheduled {
-            at: at.max(self.now),
-            class,
-            seq: self.seq,
-            epoch,
-            ev,
-        }));
+        self.queue
+            .push(at.max(self.now), class, self.seq, epoch, ev, self.now);
     }
 
     /// Drops the queued events of the attempt of `tasks` and `channels` that a region
@@ -512,8 +482,7 @@ impl Engine {
     /// credit and announcement on those channels. Channel-state writers, the buffer-timeout
     /// flusher and the job's own timers are shared with the other regions and stay.
     pub(crate) fn drop_events_of(&mut self, tasks: &BTreeSet<usize>, channels: &BTreeSet<usize>) {
-        let mut queued = std::mem::take(&mut self.queue).into_vec();
-        queued.retain(|Reverse(s)| match &s.ev {
+        self.queue.retain(|ev| match ev {
             Ev::Wake(t)
             | Ev::Mail(t, _)
             | Ev::Ack(t, _)
@@ -528,7 +497,6 @@ impl Engine {
             | Ev::Backlog(c, _) => !channels.contains(c),
             _ => true,
         });
-        self.queue = BinaryHeap::from(queued);
     }
 
     /// Makes sure task `t` runs a mailbox step at `at` (or earlier, if already due).
@@ -562,16 +530,20 @@ impl Engine {
         if self.is_done() {
             return false;
         }
-        let Some(Reverse(next)) = self.queue.pop() else {
+        if self
+            .queue
+            .peek()
+            .is_none_or(|(at, _)| at > self.spec.duration)
+        {
             self.now = self.spec.duration;
-            return false;
-        };
-        if next.at > self.spec.duration {
-            self.queue.push(Reverse(next));
-            self.now = self.spec.duration;
-            self.close_activity();
+            if !self.queue.is_empty() {
+                self.close_activity();
+            }
             return false;
         }
+        let Some(next) = self.queue.pop() else {
+            return false;
+        };
         self.now = next.at;
         let epoch_bound = !matches!(
             next.ev,
@@ -592,7 +564,7 @@ impl Engine {
         let t = t.min(self.spec.duration);
         while !self.is_done() {
             match self.queue.peek() {
-                Some(Reverse(n)) if n.at <= t => {
+                Some((at, _)) if at <= t => {
                     self.step();
                 }
                 _ => break,
@@ -618,8 +590,8 @@ impl Engine {
         self.fork();
         // Finish everything else due at this instant, as a replay would before the action.
         let now = self.now;
-        while let Some(Reverse(n)) = self.queue.peek() {
-            if n.at > now || n.class > 0 || self.is_done() {
+        while let Some((at, class)) = self.queue.peek() {
+            if at > now || class > 0 || self.is_done() {
                 break;
             }
             self.step();
@@ -692,9 +664,8 @@ impl Engine {
         if dropped > 0 {
             self.spec.events.truncate(keep);
             self.timeline.truncate(keep);
-            let mut queued = std::mem::take(&mut self.queue).into_vec();
-            queued.retain(|Reverse(s)| !matches!(s.ev, Ev::Action(i) if i >= keep));
-            self.queue = BinaryHeap::from(queued);
+            self.queue
+                .retain(|ev| !matches!(ev, Ev::Action(i) if *i >= keep));
         }
         dropped
     }

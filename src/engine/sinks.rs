@@ -203,18 +203,16 @@ impl ExternalSink {
         if !self.keep_records {
             return;
         }
-        match self.visible.get_mut(&*r.lineage) {
-            Some(v) => v.count += 1,
-            None => {
-                let v = Visible {
-                    count: 1,
-                    key: r.key,
-                    value: r.value,
-                    sink_subtask: subtask,
-                };
-                self.visible.insert((*r.lineage).clone(), v);
-            }
-        }
+        // One search of the map (the clone of a lineage without branches allocates nothing).
+        self.visible
+            .entry((*r.lineage).clone())
+            .and_modify(|v| v.count += 1)
+            .or_insert(Visible {
+                count: 1,
+                key: r.key,
+                value: r.value,
+                sink_subtask: subtask,
+            });
     }
 
     pub fn committed_records(&self) -> u64 {

@@ -35,9 +35,12 @@ pub mod limits {
     pub const MAX_EVENTS: usize = 10_000;
     /// Config keys a scenario sets (the engine knows about 40, with aliases).
     pub const MAX_CONFIG_KEYS: usize = 256;
-    /// Parallelism of one operator (Flink's default max parallelism is 128; 32 keeps
-    /// every subtask visible).
-    pub const MAX_PARALLELISM: u32 = 32;
+    /// Parallelism of one operator: production jobs run at 100–1,000 (issue 19). Wide
+    /// all-to-all edges meet the channel limit first (`scenario::cost::limits::MAX_CHANNELS`:
+    /// a hash exchange at 128 × 128 is 16,384 channels, 256 × 256 is exactly the 65,536
+    /// allowed). Whether a parallelism above the job's max parallelism (key groups) is
+    /// refused is `pipeline.max-parallelism`'s rule, not this bound.
+    pub const MAX_PARALLELISM: u32 = 1024;
     /// Characters of an operator id.
     pub const MAX_ID_CHARS: usize = 64;
     /// Virtual length of a run.
@@ -372,7 +375,11 @@ impl JobSpec {
             if !(1..=limits::MAX_PARALLELISM).contains(&op.parallelism) {
                 fail(
                     p("parallelism"),
-                    format!("{} is out of range (1 to 32)", op.parallelism),
+                    format!(
+                        "{} is out of range (1 to {}, the limit per operator)",
+                        op.parallelism,
+                        limits::MAX_PARALLELISM
+                    ),
                 );
             }
             if op.cost > limits::MAX_COST {

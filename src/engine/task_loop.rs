@@ -216,11 +216,13 @@ impl Engine {
             // is a no-op; the sender's blocked subpartition stops the rest). That is the
             // data an announced barrier was prioritized ahead of.
             let c = self.tasks[t].channels_with_data.pop_front()?;
+            self.channels[c].listed_with_data = false;
             let Some(mut item) = self.channels[c].received.pop_front() else {
                 continue;
             };
             self.local_polled(c, &mut item);
             if !self.channels[c].received.is_empty() {
+                self.channels[c].listed_with_data = true;
                 self.tasks[t].channels_with_data.push_back(c);
             }
             match item {

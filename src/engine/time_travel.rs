@@ -195,8 +195,10 @@ impl Rewinder {
 
 /// An estimate of the heap bytes a clone of `e` holds: the parts that grow with the run
 /// (sink contents, keyed and checkpointed state, the log, samples, checkpoint history)
-/// counted entry by entry, plus a fixed allowance per task and channel. Records in flight
-/// share their lineage (`Rc`) between clones and count at their own size only.
+/// counted entry by entry, plus a fixed allowance per task; a channel counts what it holds
+/// ([`channel_bytes`]: its struct, its queues' capacity and the records in its buffers).
+/// Records in flight share their lineage (`Rc`) between clones and count at their own
+/// size only.
 pub fn approx_bytes(e: &Engine) -> usize {
     const NODE: usize = 16; // allocator and B-tree node overhead per entry, roughly
     let sinks: usize = e.external.iter().flatten().map(|x| x.approx_bytes()).sum();
@@ -256,10 +258,35 @@ pub fn approx_bytes(e: &Engine) -> usize {
         + sinks
         + checkpoints
         + tasks
-        + e.channels.len() * 4096
+        + e.channels.iter().map(channel_bytes).sum::<usize>()
         + log
         + samples
         + e.spec.events.len() * 128
+}
+
+/// Heap bytes a clone of channel `c` holds. A fixed 4 KB per channel (the estimate before
+/// issue 19) made a hash exchange at parallelism 128 (16,384 channels) weigh the whole
+/// 64 MB budget before it held a record, so only its start snapshot fitted; an idle
+/// channel is its struct (~400 bytes) with empty queues.
+pub fn channel_bytes(c: &super::network::Channel) -> usize {
+    use super::network::{Buffer, InFlight, Item};
+    const NODE: usize = 16;
+    let record = size_of::<super::record::Record>();
+    let buffer = |b: &Buffer| b.records.capacity() * record + NODE;
+    let item = |i: &Item| match i {
+        Item::Data(b) => buffer(b),
+        Item::Event { .. } => 0,
+    };
+    size_of::<super::network::Channel>()
+        + (c.queue.capacity() + c.received.capacity()) * size_of::<Item>()
+        + c.in_flight.capacity() * size_of::<InFlight>()
+        + c.queue
+            .iter()
+            .chain(c.received.iter())
+            .map(item)
+            .sum::<usize>()
+        + c.in_flight.iter().map(|f| item(&f.item)).sum::<usize>()
+        + c.building.as_ref().map_or(0, buffer)
 }
 
 #[cfg(test)]
