@@ -36,8 +36,21 @@ fn every_grid_area_used_by_the_ui_is_laid_out() {
     let css = read("www/static/style.css");
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/ui/components");
     let mut areas = Vec::new();
-    for entry in fs::read_dir(&dir).unwrap() {
-        let source = fs::read_to_string(entry.unwrap().path()).unwrap();
+    // The components' files, and those of their sub-modules (e.g. `job_view/`).
+    let mut files = Vec::new();
+    let mut dirs = vec![dir];
+    while let Some(d) = dirs.pop() {
+        for entry in fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    for path in files {
+        let source = fs::read_to_string(path).unwrap();
         // `class="area-…"` or `classes!("area-…")`: every string literal naming an area.
         for (at, _) in source.match_indices("\"area-") {
             let rest = &source[at + 1..];
