@@ -8,7 +8,7 @@
 // `runTo`, `runToEnd`, `waitStill`, `openLink` move virtual time deterministically and
 // wait on the state the page exposes (see "Driving virtual time" below).
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { inflateRawSync } from 'node:zlib';
+import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -210,4 +210,26 @@ export function linkDocument(url) {
   else if (fragment.startsWith('z:')) deflated = Buffer.from(fragment.slice(2), 'base64url');
   else throw new Error(`not a deflated link: ${fragment.slice(0, 12)}`);
   return JSON.parse(inflateRawSync(deflated).toString('utf8'));
+}
+
+/**
+ * A `#z2:` link fragment of a scenario document (what `scenario::encode_link` writes, the
+ * inverse of `linkDocument`); `level` is the deflate level (zlib's default unless given).
+ */
+export function encodeLink(doc, { level } = {}) {
+  const json = Buffer.from(JSON.stringify(doc), 'utf8');
+  const head = Buffer.alloc(4);
+  head.writeUInt32BE(crc32(json) >>> 0);
+  const body = deflateRawSync(json, level === undefined ? {} : { level });
+  return `#z2:${Buffer.concat([head, body]).toString('base64url')}`;
+}
+
+/** Opens the playground at BASE_URL and, if `preset` is given, loads that preset. */
+export async function openPreset(page, preset) {
+  await page.goto(BASE_URL, { waitUntil: 'load' });
+  await page.getByTestId('app').waitFor({ timeout: 20_000 });
+  if (preset) {
+    await page.getByTestId('preset-select').selectOption(preset);
+    await page.waitForFunction(() => location.hash.startsWith('#z2:'));
+  }
 }

@@ -16,7 +16,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { BASE_URL, SCREENSHOTS, runTo, watchProblems } from './browser.mjs';
+import { SCREENSHOTS, openPreset as open, runTo, watchProblems } from './browser.mjs';
 
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
   '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
@@ -76,14 +76,6 @@ async function leftovers(page, testid) {
     .filter((w) => w.length >= 3 && !ALLOW.includes(w) && !/^[A-Z_]+$/.test(w) && !w.includes('_'));
 }
 
-async function open(page, preset) {
-  await page.goto(BASE_URL, { waitUntil: 'load' });
-  await page.getByTestId('app').waitFor({ timeout: 20_000 });
-  if (preset) {
-    await page.getByTestId('preset-select').selectOption(preset);
-    await page.waitForFunction(() => location.hash.startsWith('#z2:'));
-  }
-}
 
 async function step(page, n) {
   await page.getByTestId('step-checkpoint').click();

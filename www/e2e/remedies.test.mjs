@@ -10,9 +10,8 @@
 // (same function, in the browser); the soft / hard table shows per subtask. No console errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { deflateRawSync } from 'node:zlib';
 import { join } from 'node:path';
-import { BASE_URL, SCREENSHOTS, openLink, sharedBrowser, watchProblems } from './browser.mjs';
+import { BASE_URL, SCREENSHOTS, encodeLink, openLink, sharedBrowser, watchProblems } from './browser.mjs';
 
 const browser = sharedBrowser();
 
@@ -30,22 +29,6 @@ const SLOW_SINK = {
   ],
   events: [],
 };
-
-// The crate's CRC-32 (IEEE) of the JSON, big-endian, then its raw deflate: a `z2:` link.
-function crc32(buf) {
-  let c = ~0;
-  for (const b of buf) {
-    c ^= b;
-    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
-  }
-  return ~c >>> 0;
-}
-function link(doc) {
-  const json = Buffer.from(JSON.stringify(doc));
-  const head = Buffer.alloc(4);
-  head.writeUInt32BE(crc32(json));
-  return `z2:${Buffer.concat([head, deflateRawSync(json)]).toString('base64url')}`;
-}
 
 async function runRemedy(page, name) {
   await page.getByTestId(`remedy-${name}`).click();
@@ -75,7 +58,7 @@ test('remedies: one click each, the measured effect on the pinned checkpoint', {
   const page = await browser().context.newPage();
   const problems = watchProblems(page);
   await page.setViewportSize({ width: 1440, height: 900 });
-  await openLink(page, `${BASE_URL}#${link(SLOW_SINK)}&t=30s`);
+  await openLink(page, `${BASE_URL}${encodeLink(SLOW_SINK)}&t=30s`);
   // The slowest completed checkpoint in the strip (its bar is the tallest).
   const bars = await page.getByTestId('diagnosis-bar').evaluateAll((els) =>
     els.map((e) => ({ id: e.dataset.id, h: parseFloat(e.style.height), cls: e.className })));

@@ -15,19 +15,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { BASE_URL, SCREENSHOTS, frameStats, runTo, sharedBrowser, watchProblems } from './browser.mjs';
+import { SCREENSHOTS, frameStats, openPreset as open, runTo, sharedBrowser, watchProblems } from './browser.mjs';
 
 const browser = sharedBrowser();
 const SIZES = [[1280, 720], [1440, 900], [1920, 1080]];
 
-async function open(page, preset) {
-  await page.goto(BASE_URL, { waitUntil: 'load' });
-  await page.getByTestId('app').waitFor({ timeout: 20_000 });
-  if (preset) {
-    await page.getByTestId('preset-select').selectOption(preset);
-    await page.waitForFunction(() => location.hash.startsWith('#z2:'));
-  }
-}
 
 /** Where the job view is, on the first screen (the page scrolled to its top). */
 async function stage(page) {

@@ -19,31 +19,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { crc32, deflateRawSync } from 'node:zlib';
 import {
-  BASE_URL, SCREENSHOTS, frameStats, linkDocument, openLink, runState, runTo, runToEnd, setSpeed,
-  sharedBrowser, waitStill, watchProblems,
+  BASE_URL, SCREENSHOTS, encodeLink, frameStats, linkDocument, openLink, openPreset as open, runState,
+  runTo, runToEnd, setSpeed, sharedBrowser, waitStill, watchProblems,
 } from './browser.mjs';
 
 const browser = sharedBrowser();
 const S = 1_000_000;
-
-/** A `#z2:` link of a scenario document (what `scenario::encode_link` writes). */
-function encodeLink(doc) {
-  const json = Buffer.from(JSON.stringify(doc), 'utf8');
-  const head = Buffer.alloc(4);
-  head.writeUInt32BE(crc32(json) >>> 0);
-  return `#z2:${Buffer.concat([head, deflateRawSync(json)]).toString('base64url')}`;
-}
-
-async function open(page, preset) {
-  await page.goto(BASE_URL, { waitUntil: 'load' });
-  await page.getByTestId('app').waitFor({ timeout: 20_000 });
-  if (preset) {
-    await page.getByTestId('preset-select').selectOption(preset);
-    await page.waitForFunction(() => location.hash.startsWith('#z2:'));
-  }
-}
 
 /** The link of a preset as the page writes it (its hash after loading it). */
 async function presetLink(page, preset) {

@@ -19,19 +19,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { deflateRawSync } from 'node:zlib';
-import { BASE_URL, SCREENSHOTS, sharedBrowser, watchProblems, waitStill } from './browser.mjs';
+import { BASE_URL, SCREENSHOTS, encodeLink, openPreset, sharedBrowser, watchProblems, waitStill } from './browser.mjs';
 
 const browser = sharedBrowser();
 const SIZES = [[1280, 720], [1440, 900], [1920, 1080]];
 
 async function open(page, preset) {
-  await page.goto(BASE_URL, { waitUntil: 'load' });
-  await page.getByTestId('app').waitFor({ timeout: 20_000 });
-  if (preset) {
-    await page.getByTestId('preset-select').selectOption(preset);
-    await page.waitForFunction(() => location.hash.startsWith('#z2:'));
-  }
+  await openPreset(page, preset);
   await lanesReady(page);
 }
 
@@ -60,22 +54,6 @@ async function changed(page, key, old) {
     return c && String(c.dataset[k]) !== String(o);
   }, [key, old]);
   return view(page);
-}
-
-// A z2: link: CRC-32 of the JSON, then its raw DEFLATE, base64url (src/scenario/link.rs).
-function crc32(buf) {
-  let c = ~0;
-  for (const b of buf) {
-    c ^= b;
-    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
-  }
-  return ~c >>> 0;
-}
-function link(doc) {
-  const json = Buffer.from(JSON.stringify(doc));
-  const head = Buffer.alloc(4);
-  head.writeUInt32BE(crc32(json));
-  return `${BASE_URL}#z2:${Buffer.concat([head, deflateRawSync(json, { level: 9 })]).toString('base64url')}`;
 }
 
 test('zoom, pan, fit and keys; the keys stay the page\'s elsewhere', { timeout: 120_000 }, async () => {
@@ -256,7 +234,7 @@ test('a hash job at parallelism 32 draws aggregated lanes only, and says so', { 
     ],
     events: [],
   };
-  await page.goto(link(doc), { waitUntil: 'load' });
+  await page.goto(`${BASE_URL}${encodeLink(doc, { level: 9 })}`, { waitUntil: 'load' });
   await page.getByTestId('app').waitFor({ timeout: 20_000 });
   await lanesReady(page);
   const v = await view(page);
