@@ -62,25 +62,17 @@ fn bound_text(e: &Expectation) -> String {
 /// "median end-to-end (ms) at explode, checkpoints after 20s".
 fn figure_name(e: &Expectation) -> String {
     // In Chinese the metric keeps its name as spelled (`median_sync_ms`).
-    if crate::ui::i18n::current() == Lang::Zh {
-        let mut s = e.metric.name().to_string();
-        if let Some(op) = &e.operator {
-            s.push_str(&tf(" at {0}", &[op]));
+    let mut s = if crate::ui::i18n::current() == Lang::Zh {
+        e.metric.name().to_string()
+    } else {
+        let mut s = e.metric.name().replace('_', " ");
+        for unit in [" ms", " bytes"] {
+            if let Some(stripped) = s.strip_suffix(unit) {
+                s = stripped.to_string();
+            }
         }
-        match (&e.after, &e.before) {
-            (Some(a), Some(b)) => s.push_str(&tf(", checkpoints {0}–{1}", &[a, b])),
-            (Some(a), None) => s.push_str(&tf(", checkpoints after {0}", &[a])),
-            (None, Some(b)) => s.push_str(&tf(", checkpoints before {0}", &[b])),
-            (None, None) => {}
-        }
-        return s;
-    }
-    let mut s = e.metric.name().replace('_', " ");
-    for unit in [" ms", " bytes"] {
-        if let Some(stripped) = s.strip_suffix(unit) {
-            s = stripped.to_string();
-        }
-    }
+        s
+    };
     if let Some(op) = &e.operator {
         s.push_str(&tf(" at {0}", &[op]));
     }

@@ -922,6 +922,16 @@ impl Drawn {
     }
 
     /// Applies a viewport change made by the viewer.
+    /// A zoom key or button: Fit goes back to fitting the whole job, the others move the
+    /// viewport from where it is.
+    fn apply_key(&mut self, action: zoom::ViewKey, view: Size) {
+        if action == zoom::ViewKey::Fit {
+            self.user_moved = false;
+        } else {
+            self.move_to(|vp, c, v| vp.after_key(action, c, v), view);
+        }
+    }
+
     fn move_to(&mut self, f: impl FnOnce(&Viewport, Size, Size) -> Viewport, view: Size) {
         let (Some(content), Some(vp)) = (self.content(), self.vp) else {
             return;
@@ -1617,14 +1627,7 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
             if let Some(action) = zoom::key_action(&key) {
                 e.prevent_default();
                 e.stop_propagation();
-                {
-                    let mut d = drawn.borrow_mut();
-                    if action == zoom::ViewKey::Fit {
-                        d.user_moved = false;
-                    } else {
-                        d.move_to(|vp, c, v| vp.after_key(action, c, v), view);
-                    }
-                }
+                drawn.borrow_mut().apply_key(action, view);
                 redraw();
                 return;
             }
@@ -1688,14 +1691,7 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
             let Some((_, view)) = view_of(&stage) else {
                 return;
             };
-            {
-                let mut d = drawn.borrow_mut();
-                if action == zoom::ViewKey::Fit {
-                    d.user_moved = false;
-                } else {
-                    d.move_to(|vp, c, v| vp.after_key(action, c, v), view);
-                }
-            }
+            drawn.borrow_mut().apply_key(action, view);
             redraw();
         });
         html! {
