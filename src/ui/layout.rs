@@ -6,7 +6,9 @@
 //! (`Engine::plan`: each subtask's TaskManager and slot). One column per vertex (a chain:
 //! one box listing its operators in chain order — a chained operator has no column or box
 //! of its own), left to right by topological layer (longest path from a source), then by
-//! vertex. Rows are slots ([`plan_layout::rows`]): a subtask sits in the row of its
+//! vertex; a layout far from a screen's shape is folded ([`plan_layout::wrap`]): tiers of
+//! columns stacked (a long pipeline), or groups of TaskManagers side by side (many
+//! TaskManagers), each group repeating the column headers. Rows are slots ([`plan_layout::rows`]): a subtask sits in the row of its
 //! (TaskManager, slot), so the subtasks sharing a slot are side by side and a TaskManager
 //! is a horizontal box across the columns enclosing its slots. Every subtask box has an
 //! input area on its left (one lane per input channel, Flink's input gate) and an output
@@ -16,6 +18,7 @@
 //! also gets an [`EdgeGeom`], the band its aggregated lane fills when the view is far.
 //! Pure data: it is recomputed only when the execution graph changes.
 
+use super::components::job_view::lanes::AGGREGATE_ABOVE_CHANNELS;
 use super::components::job_view::plan_layout::{self, Occupant, Rows};
 use crate::engine::Engine;
 
@@ -42,6 +45,8 @@ const MIN_TASK_H: f64 = 46.0;
 pub struct VertexBox {
     /// The head operator's id (subtasks are `subtask-<head>-<index>`).
     pub head: String,
+    /// The group of TaskManagers it heads (a folded layout repeats each header).
+    pub group: u32,
     /// Flink's vertex name (`Source: orders -> explode`).
     pub name: String,
     /// Its operators in chain order: id and kind.
@@ -69,6 +74,8 @@ pub struct SlotBox {
 pub struct TmBox {
     /// 0-based (labelled `TaskManager <n+1>`).
     pub task_manager: u32,
+    /// The tier of columns it spans (a folded layout repeats each TaskManager per tier).
+    pub tier: u32,
     pub x: f64,
     pub y: f64,
     pub w: f64,
@@ -131,8 +138,11 @@ pub struct Layout {
     pub tasks: Vec<TaskBox>,
     /// Indexed by channel id.
     pub lanes: Vec<LaneGeom>,
-    /// The edges that carry channels, by spec edge (`None`: chained or without channels).
-    pub edges: Vec<Option<EdgeGeom>>,
+    /// The bands of the aggregated lanes, by spec edge (`EdgeGeom::edge`): one per edge
+    /// that carries channels and group of TaskManagers, in (edge, group) order.
+    pub edges: Vec<EdgeGeom>,
+    /// How the columns and TaskManagers are folded ([`plan_layout::wrap`]).
+    pub wrap: plan_layout::Wrap,
 }
 
 fn pitch(lanes: usize) -> f64 {
@@ -210,10 +220,12 @@ impl Layout {
                 .map(|(ops, inputs)| header_h(ops.len(), !inputs.is_empty()))
                 .fold(0.0, f64::max)
             + 4.0;
-        // Subtask heights and slots.
+        // Subtask heights and slots. A job whose channels are only ever drawn summed
+        // needs no room for one lane per channel.
+        let per_channel = e.channels.len() <= AGGREGATE_ABOVE_CHANNELS;
         let task_h = |t: usize| {
             let lanes = inputs_of[t].len().max(outputs_of[t].len());
-            (lanes as f64 * pitch(lanes) + 10.0).max(MIN_TASK_H)
+            plan_layout::subtask_h(lanes, pitch(lanes), MIN_TASK_H, per_channel)
         };
         let place = |t: usize| {
             let task = &e.tasks[t];
@@ -238,13 +250,47 @@ impl Layout {
             &occupants,
             top,
         );
-        let x_of = |v: usize| MARGIN + column[v] as f64 * COLUMN_W + QUEUE_W;
+        // The fold (plan_layout::wrap): tiers of columns stacked, or groups of
+        // TaskManagers side by side. A block is one tier × one group.
+        let band_hs: Vec<f64> = rows.bands.iter().map(|b| b.h).collect();
+        let wrap = plan_layout::wrap(
+            n_v.max(1),
+            COLUMN_W,
+            top - MARGIN,
+            &band_hs,
+            plan_layout::TM_GAP,
+        );
+        let block_w = wrap.columns_per_tier as f64 * COLUMN_W;
+        let group_first = |g: usize| rows.bands.get(g * wrap.tms_per_group);
+        // A group's bands move up to the first group's top, and right by whole blocks.
+        let group_dy = |g: usize| {
+            let first = rows.bands.first().map_or(top, |b| b.y);
+            first - group_first(g).map_or(first, |b| b.y)
+        };
+        let group_dx = |g: usize| g as f64 * (block_w + plan_layout::GROUP_GAP);
+        let stack_bottom = (0..wrap.groups)
+            .map(|g| {
+                rows.bands
+                    .iter()
+                    .skip(g * wrap.tms_per_group)
+                    .take(wrap.tms_per_group)
+                    .map(|b| b.y + b.h)
+                    .fold(top, f64::max)
+                    + group_dy(g)
+            })
+            .fold(top + MIN_TASK_H, f64::max);
+        let stride = stack_bottom - MARGIN + plan_layout::TIER_GAP;
+        let tier_dx = |c: usize| -((wrap.tier_of(c) * wrap.columns_per_tier) as f64) * COLUMN_W;
+        let tier_dy = |c: usize| wrap.tier_of(c) as f64 * stride;
+        let x_of = |v: usize| MARGIN + column[v] as f64 * COLUMN_W + QUEUE_W + tier_dx(column[v]);
         let tasks: Vec<TaskBox> = e
             .tasks
             .iter()
             .enumerate()
             .map(|(t, task)| {
                 let (tm, slot) = place(t);
+                let v = task.vertex.min(n_v.saturating_sub(1));
+                let g = wrap.group_of(tm);
                 let y = rows.row_of(tm, slot).map_or(top, |r| r.y);
                 TaskBox {
                     task: t,
@@ -252,51 +298,60 @@ impl Layout {
                     index: task.index,
                     task_manager: tm,
                     slot,
-                    x: x_of(task.vertex.min(n_v.saturating_sub(1))),
-                    y,
+                    x: x_of(v) + group_dx(g),
+                    y: y + group_dy(g) + tier_dy(column[v]),
                     h: occupants[t].h,
                 }
             })
             .collect();
-        let bottom = rows.bottom.max(top + MIN_TASK_H);
-        let width = MARGIN * 2.0 + n_v.max(1) as f64 * COLUMN_W - GAP_W;
+        let bottom = stack_bottom + (wrap.tiers - 1) as f64 * stride;
+        let width = MARGIN * 2.0
+            + wrap.groups as f64 * block_w
+            + (wrap.groups - 1) as f64 * plan_layout::GROUP_GAP
+            - GAP_W;
         let vertex_boxes = order
             .iter()
-            .map(|&v| {
+            .flat_map(|&v| (0..wrap.groups).map(move |g| (v, g)))
+            .map(|(v, g)| {
                 let (ops, inputs) = headers[v].clone();
                 let head = vertices[v][0];
                 VertexBox {
                     head: e.operators[head].id.clone(),
+                    group: g as u32,
                     name: e.layout.names.get(v).cloned().unwrap_or_default(),
                     parallelism: e.operators[head].parallelism,
-                    x: x_of(v),
-                    y: MARGIN,
-                    h: bottom - MARGIN + 4.0,
+                    x: x_of(v) + group_dx(g),
+                    y: MARGIN + tier_dy(column[v]),
+                    h: stack_bottom - MARGIN + 4.0,
                     header_h: header_h(ops.len(), !inputs.is_empty()),
                     ops,
                     inputs,
                 }
             })
             .collect();
-        let task_managers = rows
-            .bands
-            .iter()
-            .map(|b| TmBox {
-                task_manager: b.task_manager,
-                x: MARGIN / 2.0,
-                y: b.y,
-                w: width - MARGIN,
-                h: b.h,
-                slots: rows.rows[b.first_row..b.first_row + b.slots as usize]
-                    .iter()
-                    .map(|r| SlotBox {
-                        slot: r.slot,
-                        y: r.y,
-                        h: r.h,
-                        occupants: r.occupants,
-                    })
-                    .collect(),
-                used_slots: b.used_slots,
+        let task_managers = (0..wrap.tiers)
+            .flat_map(|tier| rows.bands.iter().map(move |b| (tier, b)))
+            .map(|(tier, b)| {
+                let g = wrap.group_of(b.task_manager);
+                let dy = group_dy(g) + tier as f64 * stride;
+                TmBox {
+                    task_manager: b.task_manager,
+                    tier: tier as u32,
+                    x: MARGIN / 2.0 + group_dx(g),
+                    y: b.y + dy,
+                    w: MARGIN + block_w - GAP_W,
+                    h: b.h,
+                    slots: rows.rows[b.first_row..b.first_row + b.slots as usize]
+                        .iter()
+                        .map(|r| SlotBox {
+                            slot: r.slot,
+                            y: r.y + dy,
+                            h: r.h,
+                            occupants: r.occupants,
+                        })
+                        .collect(),
+                    used_slots: b.used_slots,
+                }
             })
             .collect();
         let lane_y = |b: &TaskBox, k: usize, n: usize| {
@@ -333,40 +388,65 @@ impl Layout {
                 lanes[c].in_pitch = pitch(list.len());
             }
         }
-        let mut edges: Vec<Option<EdgeGeom>> = vec![None; e.edges.len()];
-        for c in &e.channels {
-            let g = &lanes[c.id];
-            let Some(slot) = edges.get_mut(c.edge) else {
-                continue;
-            };
-            let (o0, o1) = (g.out_y - g.out_pitch / 2.0, g.out_y + g.out_pitch / 2.0);
-            let (i0, i1) = (g.in_y - g.in_pitch / 2.0, g.in_y + g.in_pitch / 2.0);
-            match slot {
-                Some(eg) => {
-                    eg.from_y0 = eg.from_y0.min(o0);
-                    eg.from_y1 = eg.from_y1.max(o1);
-                    eg.to_y0 = eg.to_y0.min(i0);
-                    eg.to_y1 = eg.to_y1.max(i1);
+        // One band per (edge, group): the channels with both ends in one group (a
+        // channel between two groups is drawn, but not summed into a band); an edge with
+        // no such channel gets its band from all its channels.
+        let group_of_task = |t: usize| wrap.group_of(tasks[t].task_manager);
+        let mut bands: std::collections::BTreeMap<(usize, usize), EdgeGeom> =
+            std::collections::BTreeMap::new();
+        let mut banded = std::collections::BTreeSet::new();
+        for pass in [true, false] {
+            if !pass {
+                banded.extend(bands.keys().map(|&(edge, _)| edge));
+            }
+            for c in &e.channels {
+                let same = group_of_task(c.from_task) == group_of_task(c.to_task);
+                if (pass && !same) || (!pass && banded.contains(&c.edge)) {
+                    continue;
                 }
-                None => {
-                    let r = &e.edges[c.edge];
-                    *slot = Some(EdgeGeom {
-                        edge: c.edge,
-                        from: e.operators[r.from_op].id.clone(),
-                        to: e.operators[r.to_op].id.clone(),
-                        from_x: g.out_x,
-                        from_y0: o0,
-                        from_y1: o1,
-                        to_x: g.in_x,
-                        to_y0: i0,
-                        to_y1: i1,
-                    });
+                let key = (
+                    c.edge,
+                    if pass {
+                        group_of_task(c.from_task)
+                    } else {
+                        usize::MAX
+                    },
+                );
+                let g = &lanes[c.id];
+                let (o0, o1) = (g.out_y - g.out_pitch / 2.0, g.out_y + g.out_pitch / 2.0);
+                let (i0, i1) = (g.in_y - g.in_pitch / 2.0, g.in_y + g.in_pitch / 2.0);
+                match bands.get_mut(&key) {
+                    Some(eg) => {
+                        eg.from_y0 = eg.from_y0.min(o0);
+                        eg.from_y1 = eg.from_y1.max(o1);
+                        eg.to_y0 = eg.to_y0.min(i0);
+                        eg.to_y1 = eg.to_y1.max(i1);
+                    }
+                    None => {
+                        let r = &e.edges[c.edge];
+                        bands.insert(
+                            key,
+                            EdgeGeom {
+                                edge: c.edge,
+                                from: e.operators[r.from_op].id.clone(),
+                                to: e.operators[r.to_op].id.clone(),
+                                from_x: g.out_x,
+                                from_y0: o0,
+                                from_y1: o1,
+                                to_x: g.in_x,
+                                to_y0: i0,
+                                to_y1: i1,
+                            },
+                        );
+                    }
                 }
             }
         }
+        let edges: Vec<EdgeGeom> = bands.into_values().collect();
         Layout {
             width,
             height: (bottom + MARGIN).max(120.0),
+            wrap,
             vertices: vertex_boxes,
             task_managers,
             slots_per_task_manager: e.plan.slots_per_task_manager,

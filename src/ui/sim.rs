@@ -32,12 +32,17 @@ use crate::scenario::guide::Guide;
 use crate::scenario::{self, Document};
 
 pub use super::chart_export::ChartData;
+use super::components::job_view::lanes::{self, AggLane};
 use super::i18n::steps::{self, StepLine};
 use super::layout::Layout;
 use super::markers::{cut_marks, marks_key, TimelineMarks};
 
 /// Wall-clock budget of engine work per animation frame, in milliseconds.
 pub const FRAME_BUDGET_MS: f64 = 8.0;
+/// Wall ms one engine slice aims at (see [`Sim::advance`]).
+const SLICE_WALL_MS: f64 = 1.0;
+/// The first slice of a run, before its pace is known (virtual µs).
+const FIRST_SLICE: Micros = 2_000;
 /// Log entries kept for the event log panel.
 const LOG_KEEP: usize = 300;
 /// While playing, the secondary panels (log, charts) are refreshed at most this often
@@ -62,7 +67,11 @@ pub const CHECKPOINT_STEP_LIMIT: Micros = 30_000_000;
 pub struct LiveView {
     pub now: Micros,
     pub tasks: Vec<TaskView>,
+    /// Every channel's queues (the inspector lists a subtask's input channels).
     pub channels: Vec<ChannelView>,
+    /// The channels summed per edge (index = edge id), cut once with the channels: the
+    /// job view's aggregated lanes and their tips read these, not a sum per paint.
+    pub aggregated: Vec<AggLane>,
     /// Checkpoint currently pending at the coordinator (newest), if any.
     pub pending_checkpoint: Option<u64>,
 }
@@ -194,6 +203,9 @@ pub struct Sim {
     last_live_wall: f64,
     /// Wall ms of the last [`Sim::advance`]: (engine slices, snapshot cutting).
     pub last_timing: (f64, f64),
+    /// The engine's pace on this run: virtual µs per wall ms (a moving average; 0 until
+    /// the first slice), which sizes the slices of [`Sim::advance`].
+    pace: f64,
     /// Engine snapshots for seeking back.
     pub rewinder: Rewinder,
     /// The furthest virtual time this run (branch) reached.
@@ -243,6 +255,7 @@ impl Sim {
             last_secondary_wall: 0.0,
             last_live_wall: 0.0,
             last_timing: (0.0, 0.0),
+            pace: 0.0,
             rewinder,
             furthest: 0,
             forked_at: None,
@@ -283,6 +296,13 @@ impl Sim {
 
     /// Advances towards virtual time `target`, in slices, for at most `budget_ms` of
     /// wall time. Returns the virtual time reached.
+    ///
+    /// Each slice is sized from the engine's measured pace to take about
+    /// [`SLICE_WALL_MS`], and a slice that would end past the budget is not started, so
+    /// a frame's engine work overruns its budget by a fraction of a slice at most. (A
+    /// slice of an eighth of the frame's virtual target — 200 ms at 100× — took tens of
+    /// ms on a large job: the budget, checked only between slices, was overrun several
+    /// times over and the frame rate fell to a few per second.)
     pub fn advance(&mut self, target: Micros, budget_ms: f64) -> Micros {
         let start = now_ms();
         {
@@ -290,12 +310,27 @@ impl Sim {
             let target = target.min(engine.spec.duration);
             while engine.now < target && !engine.is_done() {
                 let remaining = target - engine.now;
-                let slice = (remaining / 8).max(200).min(remaining);
-                let to = engine.now + slice;
+                let slice = if self.pace > 0.0 {
+                    (self.pace * SLICE_WALL_MS) as Micros
+                } else {
+                    FIRST_SLICE
+                };
+                let slice = slice.max(200).min(remaining);
+                let from = engine.now;
+                let to = from + slice;
                 let slice_start = now_ms();
                 engine.run_until(to);
                 let after = now_ms();
-                self.work_since_snapshot += after - slice_start;
+                let took = after - slice_start;
+                self.work_since_snapshot += took;
+                // Virtual time per wall ms, averaged (a slice under the timer's
+                // resolution counts as a tenth of a ms).
+                let pace = (engine.now - from) as f64 / took.max(0.1);
+                self.pace = if self.pace > 0.0 {
+                    self.pace * 0.8 + pace * 0.2
+                } else {
+                    pace
+                };
                 if self.work_since_snapshot >= SNAPSHOT_WORK_RATIO * self.snapshot_ms
                     && self.rewinder.due(&engine)
                 {
@@ -303,7 +338,8 @@ impl Sim {
                     self.snapshot_ms = now_ms() - after;
                     self.work_since_snapshot = 0.0;
                 }
-                if now_ms() - start > budget_ms {
+                // Stop before a slice that would end past the budget.
+                if now_ms() - start + SLICE_WALL_MS > budget_ms {
                     break;
                 }
             }
@@ -556,10 +592,12 @@ fn pending_kinds(e: &Engine) -> Vec<(u64, BarrierKind)> {
 }
 
 fn live_view(e: &Engine) -> LiveView {
+    let channels = e.channel_views();
     LiveView {
         now: e.now,
         tasks: e.task_views(),
-        channels: e.channel_views(),
+        aggregated: lanes::aggregate(&channels, e.edges.len()),
+        channels,
         pending_checkpoint: e.coordinator.pending.iter().next_back().copied(),
     }
 }

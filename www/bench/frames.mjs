@@ -12,6 +12,13 @@
 // it), the frame interval p50 / p95 and the frame rate it gives, the achieved speed
 // (virtual time / wall time while playing), the page's readout, and the DOM node count.
 // State the machine's load with the figures (`uptime` is printed first).
+//
+// The profile (printed after the figures): the page's own phase readouts (engine slices and
+// snapshot cutting per frame, `frame-stats` data-engine-ms / data-snapshot-ms; the lane
+// canvas's last paint, `job-lanes` data-draw-ms) and, from a Chromium performance trace of
+// the played frames (CDP `Tracing`, category devtools.timeline), the renderer main
+// thread's time per phase: script (the frame callback: engine, snapshots, Yew diff and
+// the canvas paint), style, layout, paint / composite, per frame. TRACE=0 skips the trace.
 import { execSync } from 'node:child_process';
 import { launch } from '../e2e/browser.mjs';
 
@@ -46,6 +53,39 @@ const pct = (values, p) => {
   return v.length ? v[Math.min(v.length - 1, Math.floor((v.length - 1) * p))] : NaN;
 };
 
+/**
+ * The renderer main thread's time per phase over the trace (top-level events only, so a
+ * phase nested in script is not counted twice), in ms per frame over `frames` frames.
+ */
+function phases(events, frames) {
+  const PHASE = {
+    FireAnimationFrame: 'script', FunctionCall: 'script', EvaluateScript: 'script',
+    TimerFire: 'script', EventDispatch: 'script', RunMicrotasks: 'script', 'v8.execute': 'script',
+    UpdateLayoutTree: 'style', RecalculateStyles: 'style', Layout: 'layout',
+    PrePaint: 'paint', Paint: 'paint', PaintImage: 'paint', Layerize: 'paint',
+    UpdateLayer: 'paint', CompositeLayers: 'paint', Commit: 'paint', RasterTask: 'raster',
+  };
+  const main = new Map();
+  for (const e of events) {
+    if (e.name === 'thread_name' && e.args?.name === 'CrRendererMain') main.set(`${e.pid}:${e.tid}`, true);
+  }
+  const spans = events
+    .filter((e) => e.ph === 'X' && main.has(`${e.pid}:${e.tid}`) && PHASE[e.name])
+    .sort((a, b) => a.ts - b.ts);
+  const total = {};
+  let end = -1;
+  for (const e of spans) {
+    if (e.ts < end) continue; // nested in the previous top-level event
+    end = e.ts + (e.dur ?? 0);
+    total[PHASE[e.name]] = (total[PHASE[e.name]] ?? 0) + (e.dur ?? 0) / 1000;
+  }
+  const n = Math.max(1, frames);
+  return Object.entries(total)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${k} ${(v / n).toFixed(2)} ms`)
+    .join(', ') + ` per frame (${frames} frames)`;
+}
+
 console.log(`load: ${execSync('uptime').toString().trim()}`);
 const browser = await launch();
 try {
@@ -71,6 +111,15 @@ try {
     window.__frames.work.length = 0;
     window.__frames.starts.length = 0;
   });
+  const cdp = process.env.TRACE === '0' ? null : await browser.context.newCDPSession(page);
+  const trace = [];
+  if (cdp) {
+    cdp.on('Tracing.dataCollected', (e) => trace.push(...e.value));
+    await cdp.send('Tracing.start', {
+      categories: 'devtools.timeline,disabled-by-default-devtools.timeline',
+      transferMode: 'ReportEvents',
+    });
+  }
   const t0 = Date.now();
   await page.getByTestId('play').click();
   await page.waitForFunction(
@@ -82,6 +131,11 @@ try {
     { timeout: 600_000, polling: 200 },
   );
   const wall = (Date.now() - t0) / 1000;
+  if (cdp) {
+    const done = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
+    await cdp.send('Tracing.end');
+    await done;
+  }
   const r = await page.evaluate(() => {
     const { work, starts } = window.__frames;
     const stats = document.querySelector('[data-testid="frame-stats"]').dataset;
@@ -89,7 +143,10 @@ try {
     return {
       work: [...work],
       intervals: starts.slice(1).map((t, i) => t - starts[i]),
-      readout: { avg: stats.avgMs, p95: stats.p95Ms, interval: stats.intervalMs },
+      readout: {
+        avg: stats.avgMs, p95: stats.p95Ms, interval: stats.intervalMs,
+        engine: stats.engineMs, snapshot: stats.snapshotMs,
+      },
       detail: lanes.detail,
       drawMs: lanes.drawMs,
       nodes: document.querySelectorAll('*').length,
@@ -105,6 +162,11 @@ try {
       `readout avg ${r.readout.avg} / p95 ${r.readout.p95} ms, interval ${r.readout.interval} ms; ` +
       `job view ${r.detail ?? '-'} (zoom ${ZOOM}), last lane paint ${r.drawMs ?? '-'} ms; ${r.nodes} DOM nodes`,
   );
+  console.log(
+    `profile: per frame engine ${r.readout.engine} ms, snapshots ${r.readout.snapshot} ms (page readout, ` +
+      `averages), lane paint ${r.drawMs ?? '-'} ms (last)`,
+  );
+  if (trace.length) console.log(`trace: ${phases(trace, r.work.length)}`);
 } finally {
   await browser.close();
 }

@@ -14,7 +14,13 @@
 //    apart; hovering a lane shows the same tip;
 //  - a hash job at parallelism 32 (2,048 channels) draws aggregated lanes only and
 //    says why, and the page keeps answering.
-// Screenshots: zoom-<preset>-<w>.png (default, large far and near) at three sizes.
+//  - legibility at fit (1280, 1440, 1920 wide), each job opened by a link: a 60-operator
+//    pipeline folds into tiers and a 64 × 32 hash job into groups of TaskManagers, so
+//    subtask boxes are ≥ 35 px wide (the pipeline's were 8); subtask boxes, their names,
+//    vertex headers, TaskManager labels and lane chips overlap nothing of their kind
+//    (getBoundingClientRect), in `large` also zoomed out to aggregated lanes.
+// Screenshots: zoom-<preset>-<w>.png (default, large far and near, large fit, the
+// 60-operator pipeline, the 64 × 32 hash job) at three sizes.
 // Waits only on the page's own state (no wall-clock waits). No console errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -256,6 +262,116 @@ test('a hash job at parallelism 32 draws aggregated lanes only, and says so', { 
   console.log(`p=32 hash job: ${nodes} DOM nodes in the job view, 2048 channels, aggregated`);
   assert.ok(nodes < 3000, `bounded DOM: ${nodes}`);
   await page.screenshot({ path: join(SCREENSHOTS, 'zoom-p32-1440.png') });
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+/** The screen rectangles of the elements matching `selector` inside the job stage. */
+async function rects(page, selector) {
+  return page.evaluate((sel) => [...document.querySelectorAll(`[data-testid="job-stage"] ${sel}`)]
+    .map((el) => el.getBoundingClientRect())
+    .filter((r) => r.width > 0 && r.height > 0)
+    .map((r) => ({ x: r.x, y: r.y, w: r.width, h: r.height })), selector);
+}
+
+/** Pairs of `list` that overlap by more than `slack` px on both axes. */
+function overlaps(list, slack = 0.5) {
+  const out = [];
+  for (let i = 0; i < list.length; i++) {
+    for (let j = 0; j < i; j++) {
+      const a = list[i];
+      const b = list[j];
+      const dx = Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x);
+      const dy = Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y);
+      if (dx > slack && dy > slack) out.push([i, j]);
+    }
+  }
+  return out;
+}
+
+/** A linear job of `n` operators at parallelism `p`, rebalanced (so nothing chains). */
+function pipeline(n, p) {
+  const ops = [{ id: 'src', kind: 'source', parallelism: p, rate: 200 }];
+  for (let i = 1; i < n - 1; i++) ops.push({ id: `m${i}`, kind: 'map', parallelism: p, cost: '20us' });
+  ops.push({ id: 'out', kind: 'sink', parallelism: p });
+  const edges = ops.slice(1).map((o, i) => ({ from: ops[i].id, to: o.id, partitioner: 'rebalance' }));
+  return { version: 2, name: `${n}-operator pipeline`, seed: 7, duration: '5s', config: {}, operators: ops, edges, events: [] };
+}
+
+const HASH_64_32 = {
+  version: 2,
+  name: '64 × 32 hash job',
+  seed: 7,
+  duration: '5s',
+  config: { 'execution.checkpointing.interval': '1s' },
+  operators: [
+    { id: 'src', kind: 'source', parallelism: 64, rate: 500 },
+    { id: 'out', kind: 'sink', parallelism: 32 },
+  ],
+  edges: [{ from: 'src', to: 'out', partitioner: 'hash' }],
+  events: [],
+};
+
+/** Legibility facts of the fitted view: box size, fold, nothing covering anything. */
+async function legible(page, label) {
+  const lanes = await page.getByTestId('job-lanes').evaluate((c) => ({ ...c.dataset }));
+  const boxPx = Number(lanes.boxPx);
+  const boxes = await rects(page, '.subtask-box');
+  const names = await rects(page, '.subtask-name');
+  const headers = await rects(page, '.op-name');
+  const tmLabels = await rects(page, '.tm-label');
+  const chips = await rects(page, '.ribbon-label');
+  const facts = {
+    label, boxPx, boxHPx: Number(lanes.boxHPx), tiers: Number(lanes.tiers), groups: Number(lanes.groups),
+    detail: lanes.detail, boxes: boxes.length, chips: chips.length,
+  };
+  assert.deepEqual(overlaps(boxes), [], `${label}: subtask boxes overlap`);
+  assert.deepEqual(overlaps(names), [], `${label}: subtask names overlap`);
+  assert.deepEqual(overlaps(headers), [], `${label}: vertex headers overlap`);
+  assert.deepEqual(overlaps(tmLabels), [], `${label}: TaskManager labels overlap`);
+  assert.deepEqual(overlaps(chips), [], `${label}: lane chips overlap each other`);
+  return facts;
+}
+
+test('a 60-operator pipeline, a 64 × 32 hash job and large are legible at fit', { timeout: 240_000 }, async () => {
+  const page = await browser().context.newPage();
+  const problems = watchProblems(page);
+  for (const [w, h] of SIZES) {
+    await page.setViewportSize({ width: w, height: h });
+    await page.goto(`${BASE_URL}${encodeLink(pipeline(60, 2), { level: 9 })}`, { waitUntil: 'load' });
+    await page.getByTestId('app').waitFor({ timeout: 20_000 });
+    await lanesReady(page);
+    const chain = await legible(page, `60-op pipeline at ${w}`);
+    console.log(JSON.stringify(chain));
+    assert.ok(chain.tiers > 1, `a long pipeline folds into tiers: ${JSON.stringify(chain)}`);
+    assert.ok(chain.boxPx >= 35, `subtask boxes ≥ 35 px wide at fit (were 8): ${chain.boxPx}`);
+    assert.equal(chain.boxes, 120);
+    await page.screenshot({ path: join(SCREENSHOTS, `zoom-pipeline60-${w}.png`) });
+
+    await page.goto('about:blank');
+    await page.goto(`${BASE_URL}${encodeLink(HASH_64_32, { level: 9 })}`, { waitUntil: 'load' });
+    await page.getByTestId('app').waitFor({ timeout: 20_000 });
+    await lanesReady(page);
+    const hash = await legible(page, `64×32 at ${w}`);
+    console.log(JSON.stringify(hash));
+    assert.equal(hash.detail, 'aggregated');
+    assert.ok(hash.groups > 1, `many TaskManagers fold into groups: ${JSON.stringify(hash)}`);
+    assert.ok(hash.boxPx >= 35 && hash.boxHPx >= 12, `boxes legible at fit: ${JSON.stringify(hash)}`);
+    assert.equal(hash.chips, 1, 'one chip per operator pair');
+    assert.equal(Number(await page.getByTestId('job-lanes').getAttribute('data-aggregated-lanes')), 1);
+    await page.screenshot({ path: join(SCREENSHOTS, `zoom-hash64x32-${w}.png`) });
+
+    await page.goto('about:blank');
+    await open(page, 'large');
+    const large = await legible(page, `large at ${w}`);
+    console.log(JSON.stringify(large));
+    assert.ok(large.boxPx >= 35, `large at fit: ${large.boxPx}`);
+    await page.screenshot({ path: join(SCREENSHOTS, `zoom-large-fit-${w}.png`) });
+    // Zoomed out to aggregated lanes, the chips still cover nothing of each other.
+    await page.getByTestId('job-stage').focus();
+    for (let i = 0; i < 6 && (await view(page)).detail !== 'aggregated'; i++) await page.keyboard.press('-');
+    await legible(page, `large far at ${w}`);
+  }
   assert.deepEqual(problems, []);
   await page.close();
 });

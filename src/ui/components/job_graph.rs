@@ -21,7 +21,8 @@
 //! credit marks) are painted onto one `<canvas>` (`data-testid="job-lanes"`, its
 //! `data-channels` = lanes drawn, `data-draw-ms` = the last paint's wall time,
 //! `data-scale` = CSS px per layout unit, `data-cell-px` = a buffer cell's width on the
-//! screen) under
+//! screen, `data-box-px` / `data-box-h-px` = a subtask box's width and smallest height on
+//! the screen, `data-tiers` / `data-groups` = the layout's fold) under
 //! the SVG, imperatively after each render, batched by style ([`Scene`] then
 //! [`paint`]) at the device pixel ratio; only the ~dozens of subtask boxes and the
 //! headers stay in the virtual DOM (headers and legend are memoized components), so a
@@ -53,10 +54,12 @@ use crate::ui::layout::{
 use crate::ui::sim::LiveView;
 
 use super::job_view::lanes::{self, AggLane, Detail};
+use super::job_view::plan_layout;
 use super::job_view::zoom::{self, Size, Viewport};
 use super::panel::Panel;
+use crate::ui::i18n::t;
 
-#[derive(Properties, PartialEq)]
+#[derive(Properties)]
 pub struct JobGraphProps {
     pub layout: Rc<Layout>,
     pub live: Rc<LiveView>,
@@ -76,6 +79,22 @@ pub struct JobGraphProps {
     /// Where the presentation toggle sends `Command::TogglePresentation`.
     #[prop_or_default]
     pub on_command: Option<Callback<Command>>,
+}
+
+/// The snapshots compare by identity: the host replaces an `Rc` only when it cuts a new
+/// one, and a deep comparison of the live view (every channel's queues) and the layout
+/// on every frame of the page cost more than the render it saved.
+impl PartialEq for JobGraphProps {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.layout, &other.layout)
+            && Rc::ptr_eq(&self.live, &other.live)
+            && self.selected == other.selected
+            && self.on_select == other.on_select
+            && self.compact == other.compact
+            && self.theme == other.theme
+            && self.presentation == other.presentation
+            && self.on_command == other.on_command
+    }
 }
 
 /// The items of a queue to draw, in order, and how many data buffers were left out.
@@ -164,6 +183,8 @@ enum Hit {
 struct Ribbon {
     g: EdgeGeom,
     agg: AggLane,
+    /// Carries the edge's figures (its first band).
+    label: bool,
 }
 
 /// Everything the lanes draw, batched by style so that the canvas paints each style
@@ -211,9 +232,28 @@ impl Scene {
             ..Scene::default()
         };
         if let Detail::Aggregated(_) = detail {
-            let agg = lanes::aggregate(&live.channels, layout.edges.len());
-            for (g, a) in layout.edges.iter().zip(agg) {
-                let Some(g) = g else { continue };
+            for (i, g) in layout.edges.iter().enumerate() {
+                let Some(a) = live.aggregated.get(g.edge).cloned() else {
+                    continue;
+                };
+                // A folded layout has one band per group of TaskManagers: the edge's
+                // figures go on its first, its channels are counted once.
+                let first = i == 0 || layout.edges[i - 1].edge != g.edge;
+                if !first {
+                    let area = Rect {
+                        x: g.from_x.min(g.to_x),
+                        y: g.from_y0.min(g.to_y0),
+                        w: (g.to_x - g.from_x).abs(),
+                        h: g.from_y1.max(g.to_y1) - g.from_y0.min(g.to_y0),
+                    };
+                    scene.hits.push((area, Hit::Edge(g.edge)));
+                    scene.ribbons.push(Ribbon {
+                        g: g.clone(),
+                        agg: a,
+                        label: false,
+                    });
+                    continue;
+                }
                 scene.local += a.local as usize;
                 scene.remote += a.remote as usize;
                 let area = Rect {
@@ -226,6 +266,7 @@ impl Scene {
                 scene.ribbons.push(Ribbon {
                     g: g.clone(),
                     agg: a,
+                    label: true,
                 });
             }
             return scene;
@@ -781,14 +822,54 @@ fn place_ribbon_labels(labels: &web_sys::Element, ribbons: &[Ribbon], vp: &Viewp
     let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
         return;
     };
+    let ribbons: Vec<&Ribbon> = ribbons.iter().filter(|r| r.label).collect();
     let children = labels.children();
     for i in (ribbons.len() as u32..children.length()).rev() {
         if let Some(c) = children.item(i) {
             c.remove();
         }
     }
-    for (i, r) in ribbons.iter().enumerate() {
-        let g = &r.g;
+    let texts: Vec<String> = ribbons
+        .iter()
+        .map(|r| {
+            let a = &r.agg;
+            let mut text = format!(
+                "{} ch · {} local\nbacklog {} · credit {}",
+                a.channels,
+                a.local,
+                a.backlog(),
+                a.credit
+            );
+            if a.barriers > 0 {
+                text.push_str(&format!("\n{} barriers in flight", a.barriers));
+            }
+            if a.starved > 0 {
+                text.push_str(&format!("\n{} without credit", a.starved));
+            }
+            text
+        })
+        .collect();
+    // Each chip's size from its text (10.5 px mono, 1.3 line height, 4 px padding, as
+    // the stylesheet's `.ribbon-label`), so that chips never cover each other.
+    let chips: Vec<(f64, f64, f64, f64)> = ribbons
+        .iter()
+        .zip(&texts)
+        .map(|(r, text)| {
+            let g = &r.g;
+            let cx = ((g.from_x + g.to_x) / 2.0 - vp.x) * vp.k;
+            let cy = ((g.from_y0 + g.from_y1 + g.to_y0 + g.to_y1) / 4.0 - vp.y) * vp.k;
+            let lines = text.lines().count() as f64;
+            let chars = text.lines().map(|l| l.chars().count()).max().unwrap_or(0) as f64;
+            (
+                cx,
+                cy,
+                chars * CHIP_CHAR_PX + 10.0,
+                lines * CHIP_LINE_PX + 4.0,
+            )
+        })
+        .collect();
+    let at = plan_layout::place_chips(&chips);
+    for (i, (r, text)) in ribbons.iter().zip(&texts).enumerate() {
         let a = &r.agg;
         let node = match children.item(i as u32) {
             Some(n) => n,
@@ -800,23 +881,8 @@ fn place_ribbon_labels(labels: &web_sys::Element, ribbons: &[Ribbon], vp: &Viewp
                 Err(_) => return,
             },
         };
-        let cx = ((g.from_x + g.to_x) / 2.0 - vp.x) * vp.k;
-        let cy = ((g.from_y0 + g.from_y1 + g.to_y0 + g.to_y1) / 4.0 - vp.y) * vp.k;
-        let mut text = format!(
-            "{} ch · {} local\nbacklog {} · credit {}",
-            a.channels,
-            a.local,
-            a.backlog(),
-            a.credit
-        );
-        if a.barriers > 0 {
-            text.push_str(&format!("\n{} barriers in flight", a.barriers));
-        }
-        if a.starved > 0 {
-            text.push_str(&format!("\n{} without credit", a.starved));
-        }
         if node.text_content().as_deref() != Some(text.as_str()) {
-            node.set_text_content(Some(&text));
+            node.set_text_content(Some(text));
         }
         let class = if a.starved > 0 {
             "ribbon-label ribbon-starved"
@@ -826,12 +892,19 @@ fn place_ribbon_labels(labels: &web_sys::Element, ribbons: &[Ribbon], vp: &Viewp
         if node.get_attribute("class").as_deref() != Some(class) {
             let _ = node.set_attribute("class", class);
         }
-        let style = format!("left:{cx:.0}px;top:{cy:.0}px");
+        // The stylesheet centres a chip on its left / top.
+        let (x, y) = at[i];
+        let (_, _, w, h) = chips[i];
+        let style = format!("left:{:.0}px;top:{:.0}px", x + w / 2.0, y + h / 2.0);
         if node.get_attribute("style").as_deref() != Some(style.as_str()) {
             let _ = node.set_attribute("style", &style);
         }
     }
 }
+
+/// A ribbon chip's character width and line height in CSS px (`.ribbon-label`).
+const CHIP_CHAR_PX: f64 = 6.4;
+const CHIP_LINE_PX: f64 = 13.7;
 
 /// What the lane canvas last drew, for hover titles and redraws on resize, and the
 /// viewport (zoom and pan) the view keeps between renders.
@@ -1029,11 +1102,31 @@ fn draw(els: &Els, drawn: &mut Drawn) {
     set("data-local-lanes", &scene.local.to_string());
     set("data-remote-lanes", &scene.remote.to_string());
     set("data-detail", detail.name());
-    set("data-aggregated-lanes", &scene.ribbons.len().to_string());
+    set(
+        "data-aggregated-lanes",
+        &scene.ribbons.iter().filter(|r| r.label).count().to_string(),
+    );
     // CSS pixels per layout unit, and a data cell's width on the screen.
     set("data-scale", &format!("{:.3}", vp.k));
     set("data-cell-px", &format!("{:.2}", cell * vp.k));
     set("data-zoom", &format!("{:.3}", vp.k / fit));
+    // A subtask box's width and its minimum height on the screen, and the layout's fold.
+    set("data-box-px", &format!("{:.1}", BODY_W * vp.k));
+    set(
+        "data-box-h-px",
+        &format!(
+            "{:.1}",
+            layout
+                .tasks
+                .iter()
+                .map(|t| t.h)
+                .fold(f64::INFINITY, f64::min)
+                .min(1e6)
+                * vp.k
+        ),
+    );
+    set("data-tiers", &layout.wrap.tiers.to_string());
+    set("data-groups", &layout.wrap.groups.to_string());
     set("data-fit", &(!drawn.user_moved).to_string());
     set(
         "data-view",
@@ -1071,9 +1164,8 @@ fn hit_text(hit: Hit, layout: &Layout, live: &LiveView) -> Option<(String, &'sta
             Some((channel_title(v, layout), lanes::kind_name(v.kind)))
         }
         Hit::Edge(e) => {
-            let g = layout.edges.get(e)?.as_ref()?;
-            let agg = lanes::aggregate(&live.channels, layout.edges.len());
-            let a = agg.get(e)?;
+            let g = layout.edges.iter().find(|g| g.edge == e)?;
+            let a = live.aggregated.get(e)?;
             Some((lanes::aggregate_summary(a, &g.from, &g.to), "aggregate"))
         }
     }
@@ -1097,6 +1189,22 @@ fn show_tip(tip: &web_sys::Element, found: Option<(String, &'static str)>, sx: f
         None => {
             let _ = tip.set_attribute("hidden", "");
         }
+    }
+}
+
+/// A subtask's view as its node draws it: the shares of the last second rounded to a
+/// tenth of a percent (what the title prints, finer than the bars' pixels), so that a
+/// subtask whose figures did not visibly change is not re-rendered with every cut.
+fn node_view(t: &TaskView) -> TaskView {
+    let r = |x: f64| (x * 1000.0).round() / 1000.0;
+    TaskView {
+        busy: r(t.busy),
+        backpressured: r(t.backpressured),
+        idle: r(t.idle),
+        records_in: 0,
+        records_out: 0,
+        input_pool: (0, 0),
+        ..t.clone()
     }
 }
 
@@ -1287,9 +1395,15 @@ fn legend() -> Html {
     }
 }
 
-#[derive(Properties, PartialEq)]
+#[derive(Properties)]
 struct HeadersProps {
     layout: Rc<Layout>,
+}
+
+impl PartialEq for HeadersProps {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.layout, &other.layout)
+    }
 }
 
 /// The physical plan behind the subtasks: TaskManager boxes with their slots (rows)
@@ -1298,23 +1412,25 @@ struct HeadersProps {
 fn plan_boxes(props: &HeadersProps) -> Html {
     let layout = &props.layout;
     let tms = layout.task_managers.iter().map(|tm| {
+        // A folded layout repeats the TaskManagers per tier: `-t<tier>` beyond the first.
+        let tier = if tm.tier == 0 { String::new() } else { format!("-t{}", tm.tier) };
         let slots = tm.slots.iter().map(|slot| {
             html! {
                 <g class={classes!("slot", (slot.occupants == 0).then_some("slot-free"))}
-                    data-testid={format!("slot-{}-{}", tm.task_manager, slot.slot)}>
+                    data-testid={format!("slot-{}-{}{tier}", tm.task_manager, slot.slot)}>
                     <rect class="slot-row" x={f(tm.x + 4.0)} y={f(slot.y - 2.0)} width={f(tm.w - 8.0)} height={f(slot.h + 4.0)} rx="3" />
                     <text class="slot-label" x={f(tm.x + 8.0)} y={f(slot.y + 11.0)}>
-                        { if slot.occupants == 0 { format!("slot {} · free", slot.slot) } else { format!("slot {}", slot.slot) } }
+                        { if slot.occupants == 0 { crate::ui::i18n::tf("slot {0} · free", &[&slot.slot]) } else { crate::ui::i18n::tf("slot {0}", &[&slot.slot]) } }
                     </text>
                 </g>
             }
         });
         html! {
-            <g class="tm-box" data-testid={format!("tm-{}", tm.task_manager)}
+            <g class="tm-box" data-testid={format!("tm-{}{tier}", tm.task_manager)}
                 data-slots={tm.slots.len().to_string()} data-used-slots={tm.used_slots.to_string()}>
                 <rect class="tm-rect" x={f(tm.x)} y={f(tm.y)} width={f(tm.w)} height={f(tm.h)} rx="6" />
                 <text class="tm-label" x={f(tm.x + 8.0)} y={f(tm.y + 12.0)}>
-                    { format!("TaskManager {} · {}/{} slots used", tm.task_manager + 1, tm.used_slots, tm.slots.len()) }
+                    { crate::ui::i18n::tf("TaskManager {0} · {1}/{2} slots used", &[&(tm.task_manager + 1), &tm.used_slots, &tm.slots.len()]) }
                 </text>
                 { for slots }
             </g>
@@ -1342,7 +1458,7 @@ fn plan_boxes(props: &HeadersProps) -> Html {
         });
         html! {
             <g class={classes!("vertex-box", (v.ops.len() > 1).then_some("vertex-chained"))}
-                data-testid={format!("vertex-{}", v.head)} data-operators={ops.join(",")}>
+                data-testid={if v.group == 0 { format!("vertex-{}", v.head) } else { format!("vertex-{}-g{}", v.head, v.group) }} data-operators={ops.join(",")}>
                 <title>{ format!("{} — a chain of {} operator(s), one task per subtask (×{})", v.name, v.ops.len(), v.parallelism) }</title>
                 <rect class="vertex-rect" x={f(v.x - 6.0)} y={f(v.y - 2.0)} width={f(BODY_W + 12.0)} height={f(v.h)} rx="5" />
                 { for lines }
@@ -1701,7 +1817,7 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
     let nodes = live.tasks.iter().filter_map(|t| {
         let geom = layout.tasks.get(t.id)?.clone();
         Some(html! {
-            <SubtaskNode key={t.id} {geom} view={t.clone()}
+            <SubtaskNode key={t.id} {geom} view={node_view(t)}
                 selected={props.selected == Some(t.id)} on_select={props.on_select.clone()} />
         })
     });
@@ -1724,11 +1840,11 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
             <span class="badge" title="Checkpoint pending at the coordinator">
                 { live.pending_checkpoint.map(|id| crate::ui::i18n::tf("checkpoint {0} pending", &[&id])).unwrap_or_else(|| crate::ui::i18n::t("no checkpoint pending").into()) }
             </span>
-            <span class="zoom-controls" role="group" aria-label="Zoom">
-                { zoom_button("−", "Zoom out (− with the job view focused)", format!("zoom-out{stem}"), zoom::ViewKey::ZoomOut) }
+            <span class="zoom-controls" role="group" aria-label={t("Zoom")}>
+                { zoom_button("−", t("Zoom out (− with the job view focused)"), format!("zoom-out{stem}"), zoom::ViewKey::ZoomOut) }
                 <span class="zoom-level" data-testid={format!("zoom-level{stem}")} ref={zoom_label.clone()} aria-live="off"></span>
-                { zoom_button("+", "Zoom in (+ with the job view focused)", format!("zoom-in{stem}"), zoom::ViewKey::ZoomIn) }
-                { zoom_button("Fit", "Show the whole job (0 with the job view focused)", format!("zoom-fit{stem}"), zoom::ViewKey::Fit) }
+                { zoom_button("+", t("Zoom in (+ with the job view focused)"), format!("zoom-in{stem}"), zoom::ViewKey::ZoomIn) }
+                { zoom_button(t("Fit"), t("Show the whole job (0 with the job view focused)"), format!("zoom-fit{stem}"), zoom::ViewKey::Fit) }
             </span>
             { for toggle }
         </>
@@ -1767,7 +1883,7 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
             description={description} actions={actions}>
             <div class="canvas" data-testid="job-graph-canvas">
                 <div class="job-stage" ref={stage} tabindex="0"
-                    aria-label="Job view: + and − zoom, arrows pan, 0 fits, [ and ] step through the lanes"
+                    aria-label={t("Job view: + and − zoom, arrows pan, 0 fits, [ and ] step through the lanes")}
                     data-testid={format!("job-stage{stem}")}
                     style={format!("--stage-w:{}px;--stage-aspect:{:.4}", f(layout.width), layout.width / layout.height.max(1.0))}
                     {onpointerdown} {onpointermove} {onpointerup} {onpointerleave} {onkeydown}>

@@ -329,4 +329,16 @@ pub const ZH: &[(&str, &str)] = &[
     ("Job graph", "作业图"),
     ("The physical plan: TaskManagers and their slots (rows), one box per chain listing its operators, subtasks coloured by backpressure; every channel's buffers from the producer's subpartition, over the wire (dotted: a local channel, no credit), into the consumer's input channel. Wheel or +/− to zoom, drag or arrows to pan, 0 to fit; [ ] step through the lanes. Click a subtask to inspect or fail it.", "物理执行计划：TaskManager 及其 slot（按行排列），每个算子链一个框并列出其中的算子，子任务按反压着色；每个通道的缓冲区从生产者的子分区出发，经过网络（虚线：本地通道，没有 credit），进入消费者的输入通道。滚轮或 +/− 缩放，拖动或方向键平移，0 适配全图；[ ] 逐条查看通道。点击子任务可查看或让它失败。"),
     ("local channel (no credit)", "本地通道（没有 credit）"),
+    // t17-view: the job view's zoom controls, plan labels and detail notes.
+    ("Fit", "适配"),
+    ("Zoom", "缩放"),
+    ("Zoom out (− with the job view focused)", "缩小（作业视图获得焦点时按 −）"),
+    ("Zoom in (+ with the job view focused)", "放大（作业视图获得焦点时按 +）"),
+    ("Show the whole job (0 with the job view focused)", "显示整个作业（作业视图获得焦点时按 0）"),
+    ("Job view: + and − zoom, arrows pan, 0 fits, [ and ] step through the lanes", "作业视图：+ 和 − 缩放，方向键平移，0 适配全图，[ 和 ] 逐条查看通道"),
+    ("TaskManager {0} · {1}/{2} slots used", "TaskManager {0} · 已用 {1}/{2} 个 slot"),
+    ("slot {0}", "slot {0}"),
+    ("slot {0} · free", "slot {0} · 空闲"),
+    ("Zoomed out: one lane per operator pair (summed). Zoom in to see every channel and buffer.", "已缩小：每对算子之间一条汇总通道。放大可查看每个通道和缓冲区。"),
+    ("{0} channels: more than {1}, so one lane per operator pair (summed) at every zoom.", "共 {0} 个通道：超过 {1} 个，因此无论缩放多少，每对算子之间都只画一条汇总通道。"),
 ];

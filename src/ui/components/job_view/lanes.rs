@@ -16,6 +16,7 @@
 
 use crate::engine::network::ChannelKind;
 use crate::engine::view::{ChannelView, ItemView};
+use crate::ui::i18n::{t, tf};
 
 /// Above this many channels the job view draws aggregated lanes only, whatever the zoom.
 /// `large` has 160 channels; a hash edge at parallelism 32 has 1,024.
@@ -53,10 +54,11 @@ impl Detail {
         match self {
             Detail::Channels => None,
             Detail::Aggregated(AggregateReason::Far) => Some(
-                "Zoomed out: one lane per operator pair (summed). Zoom in to see every channel and buffer.".into(),
+                t("Zoomed out: one lane per operator pair (summed). Zoom in to see every channel and buffer.").into(),
             ),
-            Detail::Aggregated(AggregateReason::Large) => Some(format!(
-                "{channels} channels: more than {AGGREGATE_ABOVE_CHANNELS}, so one lane per operator pair (summed) at every zoom."
+            Detail::Aggregated(AggregateReason::Large) => Some(tf(
+                "{0} channels: more than {1}, so one lane per operator pair (summed) at every zoom.",
+                &[&channels, &AGGREGATE_ABOVE_CHANNELS],
             )),
         }
     }

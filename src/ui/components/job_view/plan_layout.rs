@@ -7,7 +7,16 @@
 //! With Flink's default slot sharing a slot holds one subtask of each vertex
 //! (`LocalInputPreferredSlotSharingStrategy`), so the subtasks of one slot sit side by
 //! side in one row, one per vertex column, and a TaskManager is a horizontal box across
-//! every column. Pure: numbers in, numbers out.
+//! every column.
+//!
+//! [`wrap`] folds a layout far from a screen's shape into a grid of blocks: a pipeline
+//! of many vertices (60 columns side by side were a 5 px strip at fit) into tiers of
+//! columns stacked top to bottom, a job of many TaskManagers (p=64, one slot each: a
+//! column 50 times taller than wide) into groups of TaskManagers side by side, each
+//! group with every column. It wraps only a layout more than [`WRAP_BEYOND`]× off
+//! [`TARGET_ASPECT`], and picks the fold whose aspect is nearest the target.
+//! [`subtask_h`] is the height a subtask needs: one lane per channel, or the minimum
+//! when the job's channels are only ever drawn summed. Pure: numbers in, numbers out.
 
 /// Height of a slot that runs no subtask.
 pub const FREE_SLOT_H: f64 = 16.0;
@@ -123,6 +132,138 @@ pub fn rows(task_managers: u32, slots: u32, occupants: &[Occupant], top: f64) ->
     out
 }
 
+/// Width / height the wrapped layout aims at (a stage at 1280–1920 px wide).
+pub const TARGET_ASPECT: f64 = 2.0;
+/// A layout whose aspect is within this factor of [`TARGET_ASPECT`] is not wrapped.
+pub const WRAP_BEYOND: f64 = 2.5;
+/// Between two tiers of columns, and two groups of TaskManagers.
+pub const TIER_GAP: f64 = 28.0;
+pub const GROUP_GAP: f64 = 28.0;
+
+/// How the layout is folded: `tiers` rows of at most `columns_per_tier` vertex columns,
+/// stacked; `groups` of at most `tms_per_group` consecutive TaskManagers, side by side.
+/// At most one of the two is above 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Wrap {
+    pub columns_per_tier: usize,
+    pub tiers: usize,
+    pub tms_per_group: usize,
+    pub groups: usize,
+}
+
+impl Wrap {
+    pub fn tier_of(&self, column: usize) -> usize {
+        column / self.columns_per_tier.max(1)
+    }
+    pub fn group_of(&self, task_manager: u32) -> usize {
+        task_manager as usize / self.tms_per_group.max(1)
+    }
+}
+
+/// The stack's height for TaskManager bands `bands` (heights) split in groups of `per`:
+/// the tallest group, its bands `band_gap` apart.
+fn group_height(bands: &[f64], per: usize, band_gap: f64) -> f64 {
+    bands
+        .chunks(per.max(1))
+        .map(|c| c.iter().sum::<f64>() + band_gap * (c.len().saturating_sub(1)) as f64)
+        .fold(0.0, f64::max)
+}
+
+/// The fold of `columns` columns of `column_w` over TaskManager bands of heights `bands`
+/// (`band_gap` apart) under a header `header_h` tall.
+pub fn wrap(columns: usize, column_w: f64, header_h: f64, bands: &[f64], band_gap: f64) -> Wrap {
+    let columns = columns.max(1);
+    let tms = bands.len().max(1);
+    let size = |tiers: usize, groups: usize| {
+        let per_tier = columns.div_ceil(tiers);
+        let per_group = tms.div_ceil(groups);
+        let w = groups as f64 * per_tier as f64 * column_w + (groups - 1) as f64 * GROUP_GAP;
+        let stack = header_h + group_height(bands, per_group, band_gap);
+        let h = tiers as f64 * stack + (tiers - 1) as f64 * TIER_GAP;
+        (w, h.max(1.0))
+    };
+    let off = |(w, h): (f64, f64)| (w / h / TARGET_ASPECT).ln().abs();
+    let plain = Wrap {
+        columns_per_tier: columns,
+        tiers: 1,
+        tms_per_group: tms,
+        groups: 1,
+    };
+    if off(size(1, 1)) <= WRAP_BEYOND.ln() {
+        return plain;
+    }
+    let mut best = (off(size(1, 1)), plain);
+    for tiers in 2..=columns {
+        let per = columns.div_ceil(tiers);
+        if per * (tiers - 1) >= columns {
+            continue; // the same fold as fewer tiers
+        }
+        let o = off(size(tiers, 1));
+        if o < best.0 {
+            best = (
+                o,
+                Wrap {
+                    columns_per_tier: per,
+                    tiers,
+                    ..plain
+                },
+            );
+        }
+    }
+    for groups in 2..=tms {
+        let per = tms.div_ceil(groups);
+        if per * (groups - 1) >= tms {
+            continue;
+        }
+        let o = off(size(1, groups));
+        if o < best.0 {
+            best = (
+                o,
+                Wrap {
+                    tms_per_group: per,
+                    groups,
+                    ..plain
+                },
+            );
+        }
+    }
+    best.1
+}
+
+/// The height of a subtask with `lanes` lanes of `pitch` on its busier side, at least
+/// `min`; when the job's channels are only drawn summed (`per_channel` false), `min`:
+/// a p=32 consumer of a hash edge was 330 units tall for lanes never drawn.
+pub fn subtask_h(lanes: usize, pitch: f64, min: f64, per_channel: bool) -> f64 {
+    if per_channel {
+        (lanes as f64 * pitch + 10.0).max(min)
+    } else {
+        min
+    }
+}
+
+/// Places chips (screen rectangles `w` × `h` centred on their anchors) so that no two
+/// overlap: in order, each moves down from its anchor by whole chip heights (plus a
+/// 2 px gap) until it meets none placed before it. Returns the top-left corners.
+pub fn place_chips(chips: &[(f64, f64, f64, f64)]) -> Vec<(f64, f64)> {
+    let mut placed: Vec<(f64, f64, f64, f64)> = Vec::with_capacity(chips.len());
+    for &(cx, cy, w, h) in chips {
+        let x = cx - w / 2.0;
+        let mut y = cy - h / 2.0;
+        let hits = |y: f64, placed: &[(f64, f64, f64, f64)]| {
+            placed
+                .iter()
+                .any(|&(px, py, pw, ph)| x < px + pw && px < x + w && y < py + ph && py < y + h)
+        };
+        let mut guard = 0;
+        while hits(y, &placed) && guard <= placed.len() {
+            y += h + 2.0;
+            guard += 1;
+        }
+        placed.push((x, y, w, h));
+    }
+    placed.iter().map(|&(x, y, _, _)| (x, y)).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -180,5 +321,73 @@ mod tests {
         assert_eq!(r.rows.len(), 12);
         assert!(r.row_of(2, 3).is_some_and(|row| row.occupants == 1));
         assert_eq!(rows(0, 0, &[], 5.0).bottom, 5.0);
+    }
+
+    #[test]
+    fn a_long_pipeline_folds_into_tiers() {
+        // 60 vertex columns of 302 units over two TaskManagers of one slot (~68 units
+        // each): unwrapped it is ~90 times wider than tall.
+        let bands = [68.0, 68.0];
+        let w = wrap(60, 302.0, 50.0, &bands, TM_GAP);
+        assert_eq!(w.groups, 1);
+        assert!(w.tiers > 3, "{w:?}");
+        assert!(w.columns_per_tier * w.tiers >= 60);
+        assert!(
+            w.columns_per_tier * (w.tiers - 1) < 60,
+            "no empty tier: {w:?}"
+        );
+        let width = w.columns_per_tier as f64 * 302.0;
+        let height =
+            w.tiers as f64 * (50.0 + 68.0 * 2.0 + TM_GAP) + (w.tiers - 1) as f64 * TIER_GAP;
+        let aspect = width / height;
+        assert!(
+            aspect > TARGET_ASPECT / 2.0 && aspect < TARGET_ASPECT * 2.0,
+            "{aspect} {w:?}"
+        );
+        assert_eq!(w.tier_of(0), 0);
+        assert_eq!(w.tier_of(w.columns_per_tier), 1);
+    }
+
+    #[test]
+    fn many_task_managers_fold_into_groups_and_small_jobs_stay() {
+        // p=64, one slot per TaskManager, two columns: a tall column.
+        let bands = vec![68.0; 64];
+        let w = wrap(2, 302.0, 50.0, &bands, TM_GAP);
+        assert_eq!(w.tiers, 1);
+        assert!(w.groups >= 4, "{w:?}");
+        assert_eq!(w.group_of(0), 0);
+        assert_eq!(w.group_of(w.tms_per_group as u32), 1);
+        assert!(w.group_of(63) < w.groups);
+        // `healthy`-sized jobs are left as they are.
+        let plain = wrap(2, 302.0, 50.0, &[68.0, 68.0], TM_GAP);
+        assert_eq!((plain.tiers, plain.groups), (1, 1));
+        assert_eq!((plain.columns_per_tier, plain.tms_per_group), (2, 2));
+    }
+
+    #[test]
+    fn subtask_heights_and_chips() {
+        assert_eq!(subtask_h(64, 5.0, 46.0, true), 330.0);
+        assert_eq!(subtask_h(64, 5.0, 46.0, false), 46.0);
+        assert_eq!(subtask_h(2, 14.0, 46.0, true), 46.0);
+        // Two chips at the same anchor (the p=32 job's two edges at far zoom) and one
+        // apart: none overlaps another afterwards.
+        let chips = [
+            (100.0, 50.0, 120.0, 30.0),
+            (130.0, 55.0, 120.0, 30.0),
+            (400.0, 50.0, 120.0, 30.0),
+        ];
+        let at = place_chips(&chips);
+        for i in 0..chips.len() {
+            for j in 0..i {
+                let (a, b) = (at[i], at[j]);
+                let overlap = a.0 < b.0 + chips[j].2
+                    && b.0 < a.0 + chips[i].2
+                    && a.1 < b.1 + chips[j].3
+                    && b.1 < a.1 + chips[i].3;
+                assert!(!overlap, "chips {i} and {j} overlap: {at:?}");
+            }
+        }
+        assert_eq!(at[0], (40.0, 35.0));
+        assert_eq!(at[2], (340.0, 35.0), "a chip with room stays at its anchor");
     }
 }
