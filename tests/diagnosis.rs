@@ -469,4 +469,18 @@ fn the_ui_document_of_a_run_gives_the_cli_remedy_figures() {
         let c = sliced.outcome().unwrap().clone().unwrap();
         assert_eq!(a.effect, c.effect, "{name} in 20 ms slices");
     }
+    // The UI's cache: a second remedy on the same document starts from the first
+    // experiment's as-is report, runs only its variant, and measures what a fresh one does.
+    let mut first = RemedyRun::new(&exported, "unaligned", Some(1)).unwrap();
+    while !first.advance(20_000) {}
+    let base = first.base_report().unwrap().clone();
+    let cached = RemedyRun::with_base(&exported, "debloating", Some(1), base.clone()).unwrap();
+    assert_eq!(
+        cached.progress(),
+        0.0,
+        "nothing of the as-is run is left to do"
+    );
+    let fresh = RemedyRun::new(&exported, "debloating", Some(1)).unwrap();
+    assert_eq!(cached.finish(), fresh.finish());
+    assert!(RemedyRun::with_base(&exported, "nonsense", Some(1), base).is_err());
 }

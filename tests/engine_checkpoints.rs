@@ -6,6 +6,7 @@ mod common;
 use checkpoint_playground::engine::coordinator::CheckpointStatus;
 use checkpoint_playground::engine::report::CheckpointReport;
 use checkpoint_playground::engine::spec::*;
+use checkpoint_playground::engine::task::TaskStatus;
 use checkpoint_playground::engine::{Engine, JobStatus};
 use common::*;
 
@@ -301,5 +302,140 @@ fn every_completed_checkpoint_is_a_consistent_cut() {
         // queued periodic requests run back to back once checkpoints get quick again
         // (`CheckpointRequestDecider`), so there may be several of them.
         assert!(restored >= 5, "only {restored} of {total} restored");
+    }
+}
+
+/// Files shared per TaskManager (FLINK-26803), as version-2 scenarios run them.
+const SHARED_FILES: (&str, &str) = ("playground.channel-state.writers-per-taskmanager", "true");
+
+/// Regression: src(2) -rebalance-> map(2) -rescale-> out(2) with unaligned checkpoints and
+/// one channel-state file per TaskManager. `out#i` shares its file with `src#i` and `map#i`
+/// and gets a barrier forced aligned on the rescale edge. Its sharers finished writing before
+/// its barrier arrived, and the file was taken as complete once `out#i` started, without
+/// anyone looking again: checkpoint 1 stayed in progress until it expired. In Flink the
+/// forced-aligned subtask registers with the file when `checkpointState` reverts the forced
+/// alignment, and its completing the output finishes the file for all three.
+#[test]
+fn a_forced_aligned_sharer_does_not_strand_its_file_mates() {
+    let spec = job(
+        "UC pointwise among sharers",
+        "20s",
+        &[
+            ("execution.checkpointing.interval", "2s"),
+            ("execution.checkpointing.unaligned.enabled", "true"),
+            SHARED_FILES,
+        ],
+        vec![
+            source("src", 2, 2000.0, None),
+            op("map", OperatorKind::Map, 2, "100us"),
+            sink("out", 2, "2ms", SinkDelivery::TwoPhaseCommit),
+        ],
+        vec![
+            edge("src", "map", Partitioner::Rebalance),
+            edge("map", "out", Partitioner::Rescale),
+        ],
+    );
+    let mut e = Engine::new(spec).unwrap();
+    e.run_to_end();
+    let sharing = e.writers.iter().filter(|w| w.tasks.len() > 1).count();
+    assert!(sharing > 0, "the tasks share channel-state files");
+    let cps = e.report().checkpoints;
+    let end = e.now() as f64 / 1000.0;
+    for c in &cps {
+        assert!(
+            c.status == "completed" || c.trigger_ms > end - 2000.0,
+            "checkpoint {} is {} ({:?})",
+            c.id,
+            c.status,
+            c.failure_reason
+        );
+    }
+    let completed: Vec<_> = cps.iter().filter(|c| c.status == "completed").collect();
+    assert!(completed.len() >= 8, "{} completed", completed.len());
+    assert!(completed.iter().all(|c| c.persisted_inflight_bytes > 0));
+}
+
+/// Whether every running subtask finished its own part of pending checkpoint `id` (sync
+/// phase over, state written, input and output complete, channel state written) while some
+/// did not acknowledge: then nothing is left to happen that could make them acknowledge.
+fn stranded(e: &Engine, id: u64) -> bool {
+    let mut unacked = false;
+    for t in &e.tasks {
+        if t.status == TaskStatus::Finished {
+            continue;
+        }
+        let Some(cp) = t.checkpoints.get(&id) else {
+            return false;
+        };
+        let done = cp.sync_end.is_some_and(|s| s <= e.now())
+            && cp.state_written
+            && cp.input_done
+            && cp.outputs_awaiting == 0
+            && cp.writes_pending == 0;
+        if !done {
+            return false;
+        }
+        unacked |= cp.acked_at.is_none();
+    }
+    unacked
+}
+
+/// Property: over random small DAGs mixing pointwise (forced-aligned) and all-to-all edges,
+/// with unaligned checkpoints and files shared per TaskManager, no checkpoint is ever left
+/// with every subtask done and acknowledgements withheld, none stays in progress past the
+/// checkpoint timeout, and every failed one names a Flink `CheckpointFailureReason`.
+#[test]
+fn unaligned_checkpoints_with_shared_files_complete_or_fail_for_a_reason() {
+    let mode = [
+        ("execution.checkpointing.unaligned.enabled", "true"),
+        SHARED_FILES,
+        ("taskmanager.numberOfTaskSlots", "2"),
+    ];
+    for seed in 0..12u64 {
+        let mut g = Gen::new(seed);
+        let spec = random_job_with(&mut g, 5, SinkDelivery::TwoPhaseCommit, &mode, true);
+        let timeout = spec.config.checkpoint_timeout;
+        let mut e = Engine::new(spec).unwrap();
+        let mut seen: Option<(u64, u64)> = None;
+        while e.step() {
+            let now = e.now();
+            let stuck = e
+                .coordinator
+                .pending
+                .iter()
+                .copied()
+                .find(|&id| stranded(&e, id));
+            match (stuck, seen) {
+                (Some(id), Some((at, was))) if id == was && now > at => {
+                    panic!("seed {seed}: checkpoint {id} stranded since {at} µs (now {now})")
+                }
+                (Some(id), Some((_, was))) if id == was => {}
+                (Some(id), _) => seen = Some((now, id)),
+                (None, _) => seen = None,
+            }
+        }
+        let end = e.now();
+        for c in e.report().checkpoints {
+            let trigger = (c.trigger_ms * 1000.0) as u64;
+            match c.status.as_str() {
+                "in_progress" => assert!(
+                    trigger + timeout >= end,
+                    "seed {seed}: checkpoint {} in progress past the timeout",
+                    c.id
+                ),
+                "failed" => {
+                    let reason = c.failure_reason.clone().unwrap_or_default();
+                    assert!(
+                        !reason.is_empty()
+                            && reason
+                                .chars()
+                                .all(|ch| ch.is_ascii_uppercase() || ch == '_'),
+                        "seed {seed}: checkpoint {} failed with {reason:?}",
+                        c.id
+                    );
+                }
+                _ => {}
+            }
+        }
     }
 }

@@ -17,9 +17,15 @@
 //! `releaseSubtask`): see [`file_complete`]. Sharing thus trades files for coupling: fewer
 //! files, but a subtask's acknowledgement waits for its slowest sharer.
 //!
-//! Simplified: a sharer whose own checkpoint needs no channel state (an aligned or
-//! forced-aligned barrier: `CheckpointOptions.needsChannelState` is false) does not hold
-//! the file back once its barrier is in; one that has not started the checkpoint does.
+//! A sharer whose barrier came forced aligned on a pointwise edge of an unaligned (or
+//! timeout-capable) checkpoint holds the file until its sync phase: only then does
+//! `SubtaskCheckpointCoordinatorImpl.checkpointState` revert the forced alignment and start
+//! its channel-state writer (`initInputsCheckpoint` → `ChannelStateWriterImpl.start`), so it
+//! registers then, and its barrier overtakes its output like any unaligned one. A finished
+//! sharer is released and its file-mates are looked at again (`releaseSubtask` →
+//! `tryFinishResult`). Simplified: a sharer of a checkpoint aligned from the start holds
+//! nothing back (in Flink no subtask starts a channel-state file for it), and one that has
+//! not started the checkpoint holds the file as an unregistered subtask does.
 //! With `playground.channel-state.writers-per-taskmanager: false` (version-1 scenarios)
 //! the writers group the job's subtasks in deployment order regardless of TaskManagers.
 //!

@@ -104,6 +104,24 @@ pub fn state_size(state: &OpState, bytes_per_key: u32) -> u64 {
     }
 }
 
+/// Whether a subtask holding `barrier` writes channel state for its checkpoint
+/// (`CheckpointOptions.needsChannelState` after `SubtaskCheckpointCoordinatorImpl
+/// .checkpointState`, Flink 2.3): unaligned and timeout-capable aligned barriers do, and so
+/// does a barrier forced aligned on a pointwise edge of such a checkpoint, since
+/// `checkpointState` reverts it (`options.withUnalignedSupported()`) and calls
+/// `initInputsCheckpoint`, which starts the channel-state writer (`ChannelStateWriterImpl
+/// .start`: the subtask registers its result with the shared file) before the barrier
+/// overtakes the output. Only a checkpoint aligned from the start (no unaligned checkpoints
+/// configured, or a savepoint) needs none; no subtask starts a channel-state file for it.
+fn needs_channel_state(barrier: Barrier) -> bool {
+    let writes =
+        |k: BarrierKind| matches!(k, BarrierKind::Unaligned | BarrierKind::TimeoutableAligned);
+    match barrier.kind {
+        BarrierKind::ForcedAligned => writes(barrier.original),
+        kind => writes(kind),
+    }
+}
+
 fn records_bytes(records: &[Record]) -> u64 {
     records.iter().map(|r| r.size as u64).sum()
 }
@@ -608,12 +626,11 @@ impl Engine {
                 SharerState::NotStarted
             };
         };
-        let needs_channel_state = matches!(
-            cp.barrier.kind,
-            BarrierKind::Unaligned | BarrierKind::TimeoutableAligned
-        );
-        if !needs_channel_state {
+        if !needs_channel_state(cp.barrier) {
             SharerState::NoChannelState
+        } else if cp.barrier.kind == BarrierKind::ForcedAligned && cp.sync_start.is_none() {
+            // Registers its result only when `checkpointState` reverts the forced alignment.
+            SharerState::NotStarted
         } else if cp.sync_end.is_some_and(|e| e <= self.now)
             && cp.input_done
             && cp.outputs_awaiting == 0
@@ -622,6 +639,23 @@ impl Engine {
             SharerState::Written
         } else {
             SharerState::Writing
+        }
+    }
+
+    /// `ChannelStateWriteRequestDispatcherImpl` on `SubtaskReleaseRequest` →
+    /// `ChannelStateCheckpointWriter.releaseSubtask`: task `t` finished, so the files it
+    /// shares stop waiting for it (`tryFinishResult`), and sharers that waited only for it
+    /// acknowledge now.
+    pub(crate) fn release_channel_state_sharer(&mut self, t: usize) {
+        let sharers = self.file_sharers(t);
+        if sharers.is_empty() {
+            return;
+        }
+        let pending: Vec<u64> = self.coordinator.pending.iter().copied().collect();
+        for id in pending {
+            for &s in &sharers {
+                self.try_ack(s, id);
+            }
         }
     }
 

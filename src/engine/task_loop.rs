@@ -404,6 +404,7 @@ impl Engine {
         self.tasks[t].status = TaskStatus::Finished;
         self.set_activity(t, Activity::Idle);
         self.task_finished_during_checkpoints(t);
+        self.release_channel_state_sharer(t);
         self.check_job_finished();
     }
 

@@ -19,7 +19,10 @@
 //! start delay, alignment, persisted in-flight bytes, and the replay a failure would
 //! cost just before `N` completed as is (the input since the trigger of the newest
 //! completed checkpoint then). [`measure`] (the CLI's `remedies`) runs every remedy
-//! through the same [`RemedyRun`], so the UI and the CLI give the same figures.
+//! through the same [`RemedyRun`], so the UI and the CLI give the same figures; the as-is
+//! run is the same for every remedy of a document, so [`RemedyRun::with_base`] takes its
+//! report from an earlier experiment on the identical document (the CLI's one run, the
+//! UI's cache) and runs only the remedy's variant.
 //!
 //! When a remedy applies: in Flink every one of them is configuration read when the job
 //! (or its TaskManagers) starts — a running job cannot switch to unaligned checkpoints,
@@ -304,46 +307,92 @@ fn engine_of(doc: &Document) -> Result<(Engine, Micros), String> {
     Ok((Engine::new(spec).map_err(|e| e.to_string())?, end))
 }
 
+/// Where the as-is run of a [`RemedyRun`] stands.
+enum Base {
+    /// Running: the engine of the document as is.
+    Running(Box<Engine>),
+    /// At its end: its report.
+    Done(Box<Report>),
+}
+
 /// One experiment: the document as is, then with one remedy, each to its end (see the
 /// module). Drop it to cancel.
 pub struct RemedyRun {
     name: String,
     doc: Document,
     checkpoint: Option<u64>,
-    base: Engine,
+    base: Base,
+    /// The as-is run's end (its duration).
     end: Micros,
-    base_report: Option<Report>,
+    /// The as-is report came with the experiment ([`RemedyRun::with_base`]): the progress
+    /// counts the remedy's run alone.
+    base_given: bool,
     with: Option<(Remedy, Engine, Micros)>,
     outcome: Option<Result<Outcome, String>>,
+}
+
+fn check_name(name: &str) -> Result<(), String> {
+    if NAMES.contains(&name) {
+        Ok(())
+    } else {
+        Err(format!(
+            "unknown remedy '{name}' (known: {})",
+            NAMES.join(", ")
+        ))
+    }
 }
 
 impl RemedyRun {
     /// The experiment of remedy `name` (one of [`NAMES`]) on `doc`, its effect measured
     /// on checkpoint `checkpoint` (`None`: the as-is run's slowest).
     pub fn new(doc: &Document, name: &str, checkpoint: Option<u64>) -> Result<RemedyRun, String> {
-        if !NAMES.contains(&name) {
-            return Err(format!(
-                "unknown remedy '{name}' (known: {})",
-                NAMES.join(", ")
-            ));
-        }
+        check_name(name)?;
         let (base, end) = engine_of(doc)?;
         Ok(RemedyRun {
             name: name.into(),
             doc: doc.clone(),
             checkpoint,
-            base,
+            base: Base::Running(Box::new(base)),
             end,
-            base_report: None,
+            base_given: false,
             with: None,
             outcome: None,
         })
     }
 
-    /// The as-is run's report at its end (once it got there), to share between runs.
-    fn with_base(mut self, report: Report) -> RemedyRun {
-        self.base_report = Some(report);
-        self
+    /// [`RemedyRun::new`] with the as-is run already done: `report` is `doc`'s report at
+    /// its end (another experiment's [`RemedyRun::base_report`] on the same document), so
+    /// only the remedy's variant runs.
+    pub fn with_base(
+        doc: &Document,
+        name: &str,
+        checkpoint: Option<u64>,
+        report: Report,
+    ) -> Result<RemedyRun, String> {
+        check_name(name)?;
+        Ok(RemedyRun {
+            name: name.into(),
+            doc: doc.clone(),
+            checkpoint,
+            base: Base::Done(Box::new(report)),
+            end: 0,
+            base_given: true,
+            with: None,
+            outcome: None,
+        })
+    }
+
+    /// The document the experiment runs (as is, before the remedy).
+    pub fn document(&self) -> &Document {
+        &self.doc
+    }
+
+    /// The as-is run's report, once that run reached its end.
+    pub fn base_report(&self) -> Option<&Report> {
+        match &self.base {
+            Base::Done(r) => Some(r),
+            Base::Running(_) => None,
+        }
     }
 
     pub fn name(&self) -> &str {
@@ -355,11 +404,13 @@ impl RemedyRun {
         if self.outcome.is_some() {
             return 1.0;
         }
-        let end = self.end.max(1) as f64;
-        match &self.with {
-            None if self.base_report.is_none() => self.base.now() as f64 / end / 2.0,
-            None => 0.5,
-            Some((_, e, end)) => 0.5 + e.now() as f64 / (*end).max(1) as f64 / 2.0,
+        let share = |now: Micros, end: Micros| now as f64 / end.max(1) as f64;
+        match (&self.base, &self.with) {
+            (Base::Running(e), _) => share(e.now(), self.end) / 2.0,
+            (Base::Done(_), None) if self.base_given => 0.0,
+            (Base::Done(_), None) => 0.5,
+            (Base::Done(_), Some((_, e, end))) if self.base_given => share(e.now(), *end),
+            (Base::Done(_), Some((_, e, end))) => 0.5 + share(e.now(), *end) / 2.0,
         }
     }
 
@@ -370,12 +421,15 @@ impl RemedyRun {
             return true;
         }
         let slice = slice.max(1);
-        let Some(base) = &self.base_report else {
-            let t = (self.base.now() + slice).min(self.end);
-            self.base.run_until(t);
-            if t >= self.end || self.base.is_done() {
-                self.base_report = Some(self.base.report());
+        if let Base::Running(e) = &mut self.base {
+            let t = (e.now() + slice).min(self.end);
+            e.run_until(t);
+            if t >= self.end || e.is_done() {
+                self.base = Base::Done(Box::new(e.report()));
             }
+            return false;
+        }
+        let Base::Done(base) = &self.base else {
             return false;
         };
         let Some((remedy, e, end)) = &mut self.with else {
@@ -444,7 +498,7 @@ pub fn measure(doc: &Document, checkpoint: Option<u64>) -> Result<Experiment, St
         skipped: Vec::new(),
     };
     for name in NAMES {
-        let run = RemedyRun::new(doc, name, checkpoint)?.with_base(report.clone());
+        let run = RemedyRun::with_base(doc, name, checkpoint, report.clone())?;
         match run.finish() {
             Ok(o) => out.remedies.push(o),
             Err(why) => out.skipped.push((name.to_string(), why)),

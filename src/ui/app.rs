@@ -58,6 +58,7 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use yew::prelude::*;
 
+use crate::engine::report::Report;
 use crate::engine::runtime::JobStatus;
 use crate::engine::spec::Action;
 use crate::engine::time::Micros;
@@ -166,6 +167,10 @@ pub struct App {
     /// run), and what the panel shows (progress, then the outcome).
     remedy: Option<scenario::remedies::RemedyRun>,
     remedy_view: Option<Rc<RemedyView>>,
+    /// The as-is report of the last remedy experiment and the exact document it ran: the
+    /// next remedy on that document reuses it; any edit or live action makes another
+    /// document, which runs as is again.
+    remedy_base: Option<(scenario::document::Document, Report)>,
     compare_choices: Rc<Vec<(String, String)>>,
     /// While playing, pause on reaching this virtual time ("Pause at").
     pause_at: Option<Micros>,
@@ -499,7 +504,18 @@ impl App {
                     &self.sim.engine.borrow().spec,
                     self.sim.document.description.as_deref(),
                 );
-                match scenario::remedies::RemedyRun::new(&doc, &name, Some(id)) {
+                let run = match &self.remedy_base {
+                    Some((base_doc, report)) if *base_doc == doc => {
+                        scenario::remedies::RemedyRun::with_base(
+                            &doc,
+                            &name,
+                            Some(id),
+                            report.clone(),
+                        )
+                    }
+                    _ => scenario::remedies::RemedyRun::new(&doc, &name, Some(id)),
+                };
+                match run {
                     Ok(run) => {
                         self.remedy_view = Some(Rc::new(RemedyView {
                             name,
@@ -907,6 +923,7 @@ impl Component for App {
             compare,
             remedy: None,
             remedy_view: None,
+            remedy_base: None,
             compare_choices: Rc::new(compare_runs::choices()),
             pause_at: None,
             share_at_time: false,
@@ -1194,6 +1211,15 @@ impl App {
         let mut done = false;
         while !done && perf_now() - start < super::sim::FRAME_BUDGET_MS {
             done = run.advance(Self::REMEDY_SLICE);
+        }
+        if let Some(report) = run.base_report() {
+            let cached = self
+                .remedy_base
+                .as_ref()
+                .is_some_and(|(doc, _)| doc == run.document());
+            if !cached {
+                self.remedy_base = Some((run.document().clone(), report.clone()));
+            }
         }
         let view = RemedyView {
             name: run.name().to_string(),
