@@ -40,6 +40,7 @@ pub mod inspector;
 pub mod job_graph;
 pub mod job_view;
 pub mod panel;
+pub mod resubmit;
 pub mod settings;
 pub mod sinks_recovery;
 pub mod timeline;
