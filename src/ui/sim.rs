@@ -427,7 +427,10 @@ impl Sim {
         doc["events"] = serde_json::Value::Array(vec![event]);
         let plain = |e: scenario::ScenarioError| {
             let path = e.path.replacen("events[0]", "event", 1);
-            format!("{path}: {}", e.message)
+            super::i18n::tf(
+                "The scenario reader refused this event — {0}: {1}",
+                &[&path, &e.message],
+            )
         };
         let document = Document::from_value(&doc).map_err(plain)?;
         let spec = scenario::to_spec(&document).map_err(plain)?;

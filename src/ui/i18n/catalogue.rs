@@ -367,5 +367,6 @@ pub const ZH: &[(&str, &str)] = &[
     ("Resubmit the job, changed, from this savepoint", "修改作业后从这个保存点重新提交"),
     ("Resubmit the job, changed, from this checkpoint", "修改作业后从这个检查点重新提交"),
     ("Resubmit from here", "从这里重新提交"),
+    ("The scenario reader refused this event — {0}: {1}", "场景读取器拒绝了这个事件——{0}：{1}"),
     ("Resubmit the job, changed, from this completed checkpoint or savepoint (opens the Resubmit dialog on it)", "修改作业后从这个已完成的检查点或保存点重新提交（打开重新提交对话框）"),
 ];
