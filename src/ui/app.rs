@@ -82,11 +82,13 @@ use super::components::help::HelpOverlay;
 use super::components::import_dialog::ImportDialog;
 use super::components::inspector::Inspector;
 use super::components::job_graph::JobGraphPanel;
+use super::components::resubmit::ResubmitDialog;
 use super::components::settings::SettingsPanel;
 use super::components::sinks_recovery::SinksRecoveryPanel;
 use super::components::timeline::Timeline;
 use super::i18n::steps::StepLine;
 use super::i18n::{guides, Lang};
+use super::resubmit_form::{EdgeChoice, OperatorChoice, Snapshot};
 use super::sim::{FrameStats, Sim, FRAME_BUDGET_MS};
 use crate::scenario::compare::Comparison;
 
@@ -155,6 +157,9 @@ pub struct App {
     /// The import dialog is open; why the last import was refused.
     import_open: bool,
     import_error: Option<String>,
+    /// The Resubmit dialog is open on this snapshot; why the last event was refused.
+    resubmit: Option<Snapshot>,
+    resubmit_error: Option<String>,
     chart_note: Option<String>,
     /// The document the open job editor started from; `None` when it is closed.
     editor: Option<std::rc::Rc<scenario::Document>>,
@@ -612,6 +617,28 @@ impl App {
                 self.import_error = None;
             }
             Command::ImportJson(text) => self.import_json(ctx, &text),
+            Command::OpenResubmit(from) => {
+                // The event is recorded at the time the dialog shows: hold the run still.
+                self.playing = false;
+                self.resubmit = from;
+                self.resubmit_error = None;
+            }
+            Command::Resubmit(event) => {
+                let result = match &self.compare {
+                    Some(_) => Err(super::i18n::t(
+                        "Resubmit works on a single run: leave the comparison first.",
+                    )
+                    .to_string()),
+                    None => self.sim.apply_event(event),
+                };
+                match result {
+                    Ok(()) => {
+                        self.resubmit = None;
+                        self.resubmit_error = None;
+                    }
+                    Err(e) => self.resubmit_error = Some(e),
+                }
+            }
             Command::CopyChart(name, format) => self.copy_chart(ctx, name, format),
             Command::Seek(t) => {
                 self.playing = false;
@@ -916,6 +943,8 @@ impl Component for App {
             on_select,
             import_open: false,
             import_error: None,
+            resubmit: None,
+            resubmit_error: None,
             chart_note: None,
             editor: None,
             pending_seek,
@@ -1187,11 +1216,53 @@ impl App {
                 if self.help {
                     <HelpOverlay on_command={on_command.clone()} />
                 }
+                if let Some(from) = &self.resubmit {
+                    { self.resubmit_dialog(from) }
+                }
                 if self.import_open {
                     <ImportDialog on_command={on_command} error={self.import_error.clone().map(AttrValue::from)} />
                 }
             </div>
             </ContextProvider<Lang>>
+        }
+    }
+
+    /// The Resubmit dialog on the running job (its operators, edges and history).
+    fn resubmit_dialog(&self, from: &Snapshot) -> Html {
+        let engine = self.sim.engine.borrow();
+        let operators: Vec<OperatorChoice> = engine
+            .spec
+            .operators
+            .iter()
+            .map(|o| OperatorChoice {
+                id: o.id.clone(),
+                parallelism: o.parallelism,
+            })
+            .collect();
+        let edges: Vec<EdgeChoice> = engine
+            .spec
+            .edges
+            .iter()
+            .map(|e| EdgeChoice {
+                from: e.from.clone(),
+                to: e.to.clone(),
+                partitioner: e.partitioner.name().to_string(),
+            })
+            .collect();
+        let snapshots: Vec<(u64, bool)> = self
+            .sim
+            .snapshots
+            .report
+            .checkpoints
+            .iter()
+            .filter(|c| c.status == "completed")
+            .map(|c| (c.id, c.is_savepoint))
+            .collect();
+        html! {
+            <ResubmitDialog key={from.code()} from={from.clone()} on_command={self.on_command.clone()}
+                operators={Rc::new(operators)} edges={Rc::new(edges)} snapshots={Rc::new(snapshots)}
+                now={engine.now} serializer_version={engine.config.serializer_version}
+                error={self.resubmit_error.clone().map(AttrValue::from)} />
         }
     }
 

@@ -68,6 +68,11 @@ pub enum Command {
     /// Enter or switch to the comparison `A|B` (e.g. `aligned|unaligned`), or with
     /// `None` go back to the single run.
     Compare(Option<String>),
+    /// Open the Resubmit dialog on this snapshot, or close it (`None`).
+    OpenResubmit(Option<crate::ui::resubmit_form::Snapshot>),
+    /// Resubmit the job: this scenario event (`{"at": …, "resubmit": {…}}`), read by the
+    /// scenario document layer like a link's events and recorded at the current time.
+    Resubmit(serde_json::Value),
 }
 
 /// How a chart is copied.

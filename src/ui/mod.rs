@@ -29,6 +29,7 @@ pub mod i18n;
 pub mod layout;
 pub mod markers;
 pub mod panic;
+pub mod resubmit_form;
 pub mod sim;
 pub mod theme;
 

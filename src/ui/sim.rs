@@ -449,6 +449,36 @@ impl Sim {
         result
     }
 
+    /// Applies the scenario event `event` (JSON, e.g. the Resubmit dialog's
+    /// `{"at": …, "resubmit": {…}}`) now: it is read exactly as a link's events are —
+    /// the run's document with this one event, through `Document::from_value` and
+    /// `scenario::to_spec` — and its action goes through [`Sim::apply`], so it is
+    /// recorded like any other. A refusal is the reader's or the engine's message.
+    pub fn apply_event(&mut self, event: serde_json::Value) -> Result<(), String> {
+        let mut doc = serde_json::to_value(scenario::file::export_document(
+            &self.engine.borrow().spec,
+            self.document.description.as_deref(),
+        ))
+        .map_err(|e| e.to_string())?;
+        doc["events"] = serde_json::Value::Array(vec![event]);
+        let plain = |e: scenario::ScenarioError| {
+            let path = e.path.replacen("events[0]", "event", 1);
+            super::i18n::tf(
+                "The scenario reader refused this event — {0}: {1}",
+                &[&path, &e.message],
+            )
+        };
+        let document = Document::from_value(&doc).map_err(plain)?;
+        let spec = scenario::to_spec(&document).map_err(plain)?;
+        let action = spec
+            .events
+            .into_iter()
+            .next()
+            .map(|e| e.action)
+            .ok_or_else(|| "the event has no action".to_string())?;
+        self.apply(action)
+    }
+
     /// A refusal in plain words: one that names a timed event of the scenario
     /// (`events[2].set_config…`) says which event, by its time and what it does.
     fn plain_refusal(&self, path: &str, message: &str) -> String {

@@ -6,7 +6,8 @@
 //! `expired`, `aborted`), `data-unaligned="true|false"`, `data-persisted` (bytes) and
 //! `data-checkpoint-type` (Flink's REST `checkpoint_type`: a savepoint row says
 //! `SAVEPOINT` / `SYNC_SAVEPOINT` and its type pill `savepoint (aligned)`);
-//! clicking a row selects it. `checkpoint-summary` gives min / avg / max and p50 / p90 / p99 over completed
+//! clicking a row selects it; a completed row's `resubmit-from-here` opens the Resubmit
+//! dialog preset to that checkpoint or savepoint. `checkpoint-summary` gives min / avg / max and p50 / p90 / p99 over completed
 //! checkpoints. `checkpoint-detail` lists the selected (or else the newest)
 //! checkpoint's subtasks, and `checkpoint-timeline` draws for each subtask its phases
 //! as bars: start delay (trigger → first barrier), alignment (first barrier → sync
@@ -22,10 +23,11 @@ use crate::engine::report::{CheckpointReport, Report};
 use crate::ui::command::Command;
 use crate::ui::format;
 use crate::ui::i18n;
+use crate::ui::resubmit_form::Snapshot;
 
 use super::panel::Panel;
 
-const COLUMNS: [(&str, &str); 12] = [
+const COLUMNS: [(&str, &str); 13] = [
     ("ID", "Checkpoint id, increasing from 1"),
     ("Status", "in progress, completed, or failed / expired / aborted (with the reason)"),
     ("Type", "Aligned or unaligned (Flink marks a checkpoint unaligned when it persisted in-flight data); 'aligned → unaligned' switched after the aligned-checkpoint timeout; savepoints are always aligned"),
@@ -38,6 +40,7 @@ const COLUMNS: [(&str, &str); 12] = [
     ("Alignment", "Longest alignment over subtasks (first to last barrier)"),
     ("Start delay", "Longest time from the trigger until a subtask saw its first barrier"),
     ("Files", "Channel-state files written (several subtasks may share one file)"),
+    ("Resubmit", "Resubmit the job, changed, from this completed checkpoint or savepoint (opens the Resubmit dialog on it)"),
 ];
 
 #[derive(Properties, PartialEq)]
@@ -336,10 +339,19 @@ pub fn checkpoints_panel(props: &CheckpointsProps) -> Html {
                 cb.emit(Command::SelectCheckpoint(if selected { None } else { Some(id) }))
             })
         };
+        let resubmit = {
+            let cb = props.on_command.clone();
+            let from = Snapshot::of_row(id, c.is_savepoint);
+            Callback::from(move |e: MouseEvent| {
+                // The row's own click selects it; this one only opens the dialog.
+                e.stop_propagation();
+                cb.emit(Command::OpenResubmit(Some(from.clone())))
+            })
+        };
         let kind = savepoint_label(c).unwrap_or_else(|| kind_label(c, &props.pending_kinds));
         let kind_title = c.external_path.clone().unwrap_or_default();
         html! {
-            <tr key={id} class={classes!("checkpoint-row", format!("status-{}", c.status), selected.then_some("selected"))}
+            <tr key={id} class={classes!("checkpoint-row", format!("status-{}", c.status), selected.then_some("selected"), c.is_savepoint.then_some("savepoint-row"))}
                 data-testid="checkpoint-row" data-id={id.to_string()} data-status={c.status.clone()}
                 data-unaligned={c.unaligned.to_string()} data-persisted={c.persisted_inflight_bytes.to_string()}
                 data-checkpoint-type={c.checkpoint_type.clone()}
@@ -356,6 +368,13 @@ pub fn checkpoints_panel(props: &CheckpointsProps) -> Html {
                 <td>{ format::ms(c.alignment_ms) }</td>
                 <td>{ format::ms(c.start_delay_ms) }</td>
                 <td>{ c.channel_state_files }</td>
+                <td>
+                    if c.status == "completed" {
+                        <button type="button" class="row-action" data-testid="resubmit-from-here"
+                            title={if c.is_savepoint { i18n::t("Resubmit the job, changed, from this savepoint") } else { i18n::t("Resubmit the job, changed, from this checkpoint") }}
+                            onclick={resubmit}>{ i18n::t("Resubmit from here") }</button>
+                    }
+                </td>
             </tr>
         }
     });

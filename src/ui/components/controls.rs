@@ -2,7 +2,7 @@
 //! the virtual clock and the scenario's "what to watch".
 //!
 //! Contract: emits [`Command`]s only. Buttons carry `data-testid`s `play`, `pause`,
-//! `step`, `reset`, `trigger-checkpoint`, `trigger-savepoint`, `share`; the speed slider is `speed`
+//! `step`, `reset`, `trigger-checkpoint`, `trigger-savepoint`, `resubmit-open` (the Resubmit dialog), `share`; the speed slider is `speed`
 //! (logarithmic, 0.1× to 1000× real time); "Pause at" is the text field `pause-at`
 //! (a virtual time in the link's syntax, `31s`, `1500ms`; empty for none), taken on
 //! change (Enter or leaving the field), refused with `aria-invalid` and the reason in
@@ -209,6 +209,12 @@ pub fn controls(props: &ControlsProps) -> Html {
                     onclick={cmd(Command::Apply(Action::Savepoint))}>
                     { icon("M3 2.5h8l2 2v9H3z M5.5 2.5v4h5v-4 M5.5 10h5") }
                     <span class="control-label">{ t("Savepoint") }</span>
+                </button>
+                <button type="button" class="control" data-testid="resubmit-open"
+                    title={t("Resubmit the job, changed (parallelism, a partitioner, the serializer, max parallelism), from a retained checkpoint or a savepoint")}
+                    onclick={cmd(Command::OpenResubmit(Some(crate::ui::resubmit_form::Snapshot::Latest)))}>
+                    { icon("M13 8a5 5 0 1 1-1.5-3.5 M13 2v3h-3") }
+                    <span class="control-label">{ t("Resubmit…") }</span>
                 </button>
                 <div class="frame-stats" data-testid="frame-stats"
                     data-avg-ms={format!("{avg:.3}")}

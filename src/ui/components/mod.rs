@@ -12,13 +12,14 @@
 //! | [`job_graph::JobGraphPanel`] | `job-graph`; `subtask-<operator>-<index>` |
 //! | [`inspector::Inspector`] | `inspector`; `subtask-details`, `fail-subtask`, `cost-<op>`, `rate-<op>` |
 //! | [`settings::SettingsPanel`] | `settings`; `setting-<flink key>` |
-//! | [`checkpoints::CheckpointsPanel`] | `checkpoints`; `checkpoint-row`, `checkpoint-summary`, `checkpoint-detail`, `checkpoint-timeline` |
+//! | [`checkpoints::CheckpointsPanel`] | `checkpoints`; `checkpoint-row` (`resubmit-from-here` on completed rows), `checkpoint-summary`, `checkpoint-detail`, `checkpoint-timeline` |
 //! | [`diagnosis::DiagnosisPanel`] | `diagnosis`; `diagnosis-strip`, `diagnosis-bar`, `diagnosis-follow`, `diagnosis-text`, `diagnosis-subtasks`, `diagnosis-sort`, `diagnosis-operators`, `diagnosis-bottleneck`, `diagnosis-metrics`, `diagnosis-tree` |
 //! | [`sinks_recovery::SinksRecoveryPanel`] | `sinks-recovery`; `sink-verdict`, `failure-row` |
 //! | [`charts::ChartsPanel`] | `charts`; `chart-throughput`, `chart-duration`, `chart-persisted`, `chart-inflight`; `chart-copy-svg-<name>`, `chart-copy-png-<name>`, `chart-copy-note` |
 //! | [`event_log::EventLog`] | `event-log`; `log-entry`, `log-filter` |
 //! | [`help::HelpOverlay`] | `help-overlay` |
 //! | [`guide::GuidePanel`] | `guide`; `guide-promises`, `guide-promise` (`data-status`), `guide-try-<i>`, `guide-try-base` |
+//! | [`resubmit::ResubmitDialog`] | `resubmit-dialog` (opened by `resubmit-open` in the controls or a history row's `resubmit-from-here`); `resubmit-from`, `resubmit-parallelism-<op>`, `resubmit-partitioner-<from>-<to>`, `resubmit-serializer`, `resubmit-max-parallelism`, `resubmit-field-error`, `resubmit-preview`, `resubmit-json`, `resubmit-error`, `resubmit-submit`, `resubmit-cancel` |
 //! | [`import_dialog::ImportDialog`] | `import-dialog`; `import-file`, `import-text`, `import-open`, `import-cancel`, `import-error` |
 //! | [`editor::Editor`] | `editor` (opened by `edit-job` in the header); `editor-problem`, `editor-apply`, `editor-discard`, `editor-op-<id>`, … (see the module) |
 //! | [`timeline::Timeline`] | `timeline`; `timeline-track`, `timeline-handle`, `timeline-mark`, `timeline-hover`, `timeline-fork`, `timeline-computing` |
@@ -40,6 +41,7 @@ pub mod inspector;
 pub mod job_graph;
 pub mod job_view;
 pub mod panel;
+pub mod resubmit;
 pub mod settings;
 pub mod sinks_recovery;
 pub mod timeline;
