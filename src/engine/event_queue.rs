@@ -109,7 +109,16 @@ impl<E> EventQueue<E> {
 
     /// Removes and returns the event with the smallest key.
     pub fn pop(&mut self) -> Option<Popped<E>> {
+        self.pop_at_most(Micros::MAX)
+    }
+
+    /// Removes and returns the event with the smallest key if it is due at or before
+    /// `limit` (one look at the heads, where `peek` then `pop` took two).
+    pub fn pop_at_most(&mut self, limit: Micros) -> Option<Popped<E>> {
         let (key, fifo) = self.head()?;
+        if key.at > limit {
+            return None;
+        }
         if fifo {
             self.now.pop_front();
         } else {

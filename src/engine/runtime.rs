@@ -530,44 +530,41 @@ impl Engine {
         if self.is_done() {
             return false;
         }
-        if self
-            .queue
-            .peek()
-            .is_none_or(|(at, _)| at > self.spec.duration)
-        {
+        let Some(next) = self.queue.pop_at_most(self.spec.duration) else {
             self.now = self.spec.duration;
             if !self.queue.is_empty() {
                 self.close_activity();
             }
             return false;
-        }
-        let Some(next) = self.queue.pop() else {
-            return false;
         };
+        self.run_popped(next);
+        true
+    }
+
+    /// Runs one event taken off the queue (dropped if it belongs to an earlier attempt).
+    fn run_popped(&mut self, next: super::event_queue::Popped<Ev>) {
         self.now = next.at;
         let epoch_bound = !matches!(
             next.ev,
             Ev::Action(_) | Ev::Sample | Ev::Restart | Ev::Trigger(_) | Ev::Expire(_)
         );
         if epoch_bound && next.epoch != self.epoch {
-            return true;
+            return;
         }
         self.dispatch(next.ev);
         if matches!(self.status, JobStatus::Finished | JobStatus::Failed) {
             self.close_activity();
         }
-        true
     }
 
     /// Runs every event up to and including virtual time `t` (capped at the duration).
     pub fn run_until(&mut self, t: Micros) {
         let t = t.min(self.spec.duration);
         while !self.is_done() {
-            match self.queue.peek() {
-                Some((at, _)) if at <= t => {
-                    self.step();
-                }
-                _ => break,
+            // `t` is capped at the duration, so this is `step` for an event due by `t`.
+            match self.queue.pop_at_most(t) {
+                Some(next) => self.run_popped(next),
+                None => break,
             }
         }
         if !matches!(self.status, JobStatus::Finished | JobStatus::Failed) && self.now < t {
