@@ -239,3 +239,19 @@ fn guide_translations_match_their_presets() {
         }
     }
 }
+
+#[test]
+fn every_translation_file_is_listed_and_every_listed_preset_exists() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("presets/i18n/zh");
+    let on_disk: BTreeSet<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    let listed: BTreeSet<String> = guides::FILES.iter().map(|(n, _)| n.to_string()).collect();
+    assert_eq!(on_disk, listed, "presets/i18n/zh/*.json vs guides::FILES");
+    for name in &listed {
+        assert!(guides::zh(name).is_some(), "{name}: does not parse");
+    }
+}
