@@ -60,10 +60,7 @@ pub const FILES: &[(&str, &str)] = &[
         "healthy",
         include_str!("../../../presets/i18n/zh/healthy.json"),
     ),
-    (
-        "large",
-        include_str!("../../../presets/i18n/zh/large.json"),
-    ),
+    ("large", include_str!("../../../presets/i18n/zh/large.json")),
     (
         "legacy-source",
         include_str!("../../../presets/i18n/zh/legacy-source.json"),
