@@ -64,17 +64,6 @@ pub fn text(v: impl std::fmt::Display) -> Arg {
     Arg::Text(v.to_string())
 }
 
-/// The failure reasons the engine itself gives (`Arg::Word`s the interface translates).
-pub const REASONS: &[&str] = &["user-injected failure"];
-
-/// A failure reason as an argument: one of [`REASONS`] as a word, any other as text.
-pub fn reason(r: &str) -> Arg {
-    REASONS
-        .iter()
-        .find(|w| **w == r)
-        .map_or_else(|| text(r), |w| Arg::Word(w))
-}
-
 /// Fills the placeholders `{0}`, `{1}`, … of `template` with `arg(i)`; other braces stay.
 pub fn fill(template: &str, arg: impl Fn(usize) -> String) -> String {
     let mut out = String::with_capacity(template.len() + 16);
@@ -231,4 +220,15 @@ impl super::runtime::Engine {
         }
         Vec::new()
     }
+}
+
+/// The failure reasons the engine itself gives (`Arg::Word`s the interface translates).
+pub const REASONS: &[&str] = &["user-injected failure"];
+
+/// A failure reason as an argument: one of [`REASONS`] as a word, any other as text.
+pub fn reason(r: &str) -> Arg {
+    REASONS
+        .iter()
+        .find(|w| **w == r)
+        .map_or_else(|| text(r), |w| Arg::Word(w))
 }

@@ -77,7 +77,9 @@ fn engine_codes() -> BTreeSet<String> {
         let src = std::fs::read_to_string(&f).unwrap();
         for (i, _) in src.match_indices('"') {
             if let Some(l) = literal(&src[i + 1..]) {
-                if l.contains("{0}") && !l.contains('"') {
+                // A "literal" across lines is the text between two literals (a quote
+                // pairing that started at a closing quote): codes are one line.
+                if l.contains("{0}") && !l.contains('"') && !l.contains('\n') {
                     codes.insert(l);
                 }
             }
