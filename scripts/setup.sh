@@ -67,16 +67,27 @@ else
     cargo install --locked wasm-pack --version "=$WASM_PACK_VERSION" --force
 fi
 
-# --- Chromium and ChromeDriver from Debian ---------------------------------------
+# --- Chromium, ChromeDriver and a CJK font from Debian -----------------------------
+# fonts-noto-cjk: the Chinese interface's screenshots and e2e runs need glyphs for
+# 中文 (headless Chromium has no CJK font otherwise and draws empty boxes).
+debs=()
 if [[ -x /usr/bin/chromium && -x /usr/bin/chromedriver ]]; then
     say "ok: $(/usr/bin/chromium --version 2>/dev/null | head -n1), chromedriver present"
 else
-    say "installing Debian packages chromium chromium-driver"
+    debs+=(chromium chromium-driver)
+fi
+if dpkg-query -W -f='${Status}' fonts-noto-cjk 2>/dev/null | grep -q "install ok installed"; then
+    say "ok: fonts-noto-cjk"
+else
+    debs+=(fonts-noto-cjk)
+fi
+if ((${#debs[@]})); then
+    say "installing Debian packages ${debs[*]}"
     SUDO=()
     if [[ $(id -u) -ne 0 ]]; then SUDO=(sudo); fi
     "${SUDO[@]}" apt-get update -qq
     "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive \
-        apt-get install -y -qq chromium chromium-driver </dev/null
+        apt-get install -y -qq "${debs[@]}" </dev/null
 fi
 
 # --- npm tools in www/ (wasm-opt from binaryen, playwright-core) -----------------

@@ -221,3 +221,14 @@ impl super::runtime::Engine {
         Vec::new()
     }
 }
+
+/// The failure reasons the engine itself gives (`Arg::Word`s the interface translates).
+pub const REASONS: &[&str] = &["user-injected failure"];
+
+/// A failure reason as an argument: one of [`REASONS`] as a word, any other as text.
+pub fn reason(r: &str) -> Arg {
+    REASONS
+        .iter()
+        .find(|w| **w == r)
+        .map_or_else(|| text(r), |w| Arg::Word(w))
+}

@@ -25,7 +25,7 @@
 
 use super::channel_state::{write_time, ChannelStateReader, ReadDone, ReadStep};
 use super::coordinator::{ChannelKey, CompletedCheckpoint};
-use super::log::{dur, LogKind};
+use super::log::{dur, reason as reason_arg, text, LogKind, Msg};
 use super::network::{Buffer, Item};
 use super::record::Record;
 use super::report::FailureReport;
@@ -87,11 +87,6 @@ impl Engine {
         // (Flink's `ExecutionVertexVersioner`: their vertices were modified since).
         self.region_restarts.clear();
         self.status = JobStatus::Restarting;
-        let who = if task.is_some() {
-            format!("{operator}#{subtask} failed")
-        } else {
-            "job failover".to_string()
-        };
         // The restart strategy decides the delay, or that the job fails for good. Whether
         // checkpointing is enabled is decided at submission, as Flink's loader does.
         let strategy =
@@ -101,14 +96,34 @@ impl Engine {
             RestartDecision::Restart { delay, .. } => Some(delay),
             RestartDecision::GiveUp => None,
         };
-        let text = match delay {
-            Some(d) => format!("{who}: {reason}; restarting the job in {}", dur(d)),
-            None => format!(
-                "{who}: {reason}; the restart strategy {} allows no further restart",
-                strategy.describe()
-            ),
+        let who = match task {
+            Some(_) => format!("{operator}#{subtask} failed"),
+            None => "job failover".to_string(),
         };
-        self.log.push(self.now, LogKind::Failure, text);
+        let mut args = match task {
+            Some(_) => vec![text(&operator), text(subtask), reason_arg(&reason)],
+            None => vec![reason_arg(&reason)],
+        };
+        let code = match (task.is_some(), delay) {
+            (true, Some(d)) => {
+                args.push(text(dur(d)));
+                "{0}#{1} failed: {2}; restarting the job in {3}"
+            }
+            (false, Some(d)) => {
+                args.push(text(dur(d)));
+                "job failover: {0}; restarting the job in {1}"
+            }
+            (true, None) => {
+                args.push(text(strategy.describe()));
+                "{0}#{1} failed: {2}; the restart strategy {3} allows no further restart"
+            }
+            (false, None) => {
+                args.push(text(strategy.describe()));
+                "job failover: {0}; the restart strategy {1} allows no further restart"
+            }
+        };
+        self.log
+            .push_msg(self.now, LogKind::Failure, Msg::new(code, args));
         let restarted_subtasks = match delay {
             Some(_) => self.tasks.iter().map(|t| t.name.clone()).collect(),
             None => Vec::new(),
@@ -214,20 +229,26 @@ impl Engine {
             }
             self.begin_restores(&cp, drop_inflight, &all);
             replayed += recovered_inflight;
-            self.log.push(
+            self.log.push_msg(
                 self.now,
                 LogKind::Recovery,
-                format!("job restarted from checkpoint {}: sources rewound, {recovered_inflight} in-flight records recovered", cp.id),
+                Msg::new(
+                    "job restarted from checkpoint {0}: sources rewound, {1} in-flight records recovered",
+                    vec![text(cp.id), text(recovered_inflight)],
+                ),
             );
         } else {
             let failure = self.failures.len().saturating_sub(1);
             self.note_restored_offsets(failure, BTreeMap::new());
             let all: Vec<usize> = (0..self.tasks.len()).collect();
             replayed += self.replayed_from_scratch(&all);
-            self.log.push(
+            self.log.push_msg(
                 self.now,
                 LogKind::Recovery,
-                "job restarted from scratch (no completed checkpoint)".into(),
+                Msg::new(
+                    "job restarted from scratch (no completed checkpoint)",
+                    vec![],
+                ),
             );
         }
         if let Some(f) = self.failures.last_mut() {
@@ -626,12 +647,12 @@ impl Engine {
             if let Some(f) = self.failures.last_mut() {
                 f.recovery_ms = Some(took as f64 / 1e3);
             }
-            self.log.push(
+            self.log.push_msg(
                 self.now,
                 LogKind::Recovery,
-                format!(
-                    "recovery complete after {}: every task is RUNNING",
-                    dur(took)
+                Msg::new(
+                    "recovery complete after {0}: every task is RUNNING",
+                    vec![text(dur(took))],
                 ),
             );
         }
@@ -658,10 +679,13 @@ impl Engine {
         } else {
             None
         };
-        self.log.push(
+        self.log.push_msg(
             self.now,
             LogKind::Failure,
-            format!("{name}: {lost} records expired from the source's retention ({}) before they were read — lost", dur(kind.unwrap_or(0))),
+            Msg::new(
+                "{0}: {1} records expired from the source's retention ({2}) before they were read — lost",
+                vec![text(name), text(lost), text(dur(kind.unwrap_or(0)))],
+            ),
         );
     }
 }

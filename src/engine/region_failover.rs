@@ -37,7 +37,7 @@
 //! - Acknowledgements that a cancelled task sent but that had not arrived are dropped with
 //!   the attempt's other events.
 
-use super::log::{dur, LogKind};
+use super::log::{dur, reason as reason_arg, text, LogKind, Msg};
 use super::physical_plan::PhysicalPlan;
 use super::report::FailureReport;
 use super::restart_strategy::{RestartDecision, RestartStrategy};
@@ -149,20 +149,30 @@ impl Engine {
         };
         let names: Vec<String> = region.iter().map(|&u| self.tasks[u].name.clone()).collect();
         let who = format!("{operator}#{subtask} failed");
-        let text = match delay {
-            Some(d) => format!(
-                "{who}: {reason}; restarting its failover region ({} of {} subtasks: {}) in {}",
-                region.len(),
-                self.tasks.len(),
-                names.join(", "),
-                dur(d)
+        let msg = match delay {
+            Some(d) => Msg::new(
+                "{0}#{1} failed: {2}; restarting its failover region ({3} of {4} subtasks: {5}) in {6}",
+                vec![
+                    text(&operator),
+                    text(subtask),
+                    reason_arg(&reason),
+                    text(region.len()),
+                    text(self.tasks.len()),
+                    text(names.join(", ")),
+                    text(dur(d)),
+                ],
             ),
-            None => format!(
-                "{who}: {reason}; the restart strategy {} allows no further restart",
-                strategy.describe()
+            None => Msg::new(
+                "{0}#{1} failed: {2}; the restart strategy {3} allows no further restart",
+                vec![
+                    text(&operator),
+                    text(subtask),
+                    reason_arg(&reason),
+                    text(strategy.describe()),
+                ],
             ),
         };
-        self.log.push(self.now, LogKind::Failure, text);
+        self.log.push_msg(self.now, LogKind::Failure, msg);
         let failure = self.failures.len();
         self.failures.push(FailureReport {
             at_ms: self.now as f64 / 1e3,
@@ -256,25 +266,28 @@ impl Engine {
             }
             self.begin_restores(&cp, drop_inflight, &tasks);
             replayed += recovered_inflight;
-            self.log.push(
+            let code = if drop_inflight {
+                "failover region of {0} subtasks restarted from checkpoint {1} without its in-flight data: its sources rewound, {2} in-flight records recovered"
+            } else {
+                "failover region of {0} subtasks restarted from checkpoint {1}: its sources rewound, {2} in-flight records recovered"
+            };
+            self.log.push_msg(
                 self.now,
                 LogKind::Recovery,
-                format!(
-                    "failover region of {} subtasks restarted from checkpoint {}{}: its sources rewound, {recovered_inflight} in-flight records recovered",
-                    tasks.len(),
-                    cp.id,
-                    if drop_inflight { " without its in-flight data" } else { "" }
+                Msg::new(
+                    code,
+                    vec![text(tasks.len()), text(cp.id), text(recovered_inflight)],
                 ),
             );
         } else {
             self.note_restored_offsets(failure, BTreeMap::new());
             replayed += self.replayed_from_scratch(&tasks);
-            self.log.push(
+            self.log.push_msg(
                 self.now,
                 LogKind::Recovery,
-                format!(
-                    "failover region of {} subtasks restarted from scratch (no completed checkpoint)",
-                    tasks.len()
+                Msg::new(
+                    "failover region of {0} subtasks restarted from scratch (no completed checkpoint)",
+                    vec![text(tasks.len())],
                 ),
             );
         }
@@ -359,13 +372,12 @@ impl Engine {
             if let Some(report) = self.failures.get_mut(f) {
                 report.recovery_ms = Some(took as f64 / 1e3);
             }
-            self.log.push(
+            self.log.push_msg(
                 self.now,
                 LogKind::Recovery,
-                format!(
-                    "recovery of the failover region ({} subtasks) complete after {}: its tasks are RUNNING",
-                    r.tasks.len(),
-                    dur(took)
+                Msg::new(
+                    "recovery of the failover region ({0} subtasks) complete after {1}: its tasks are RUNNING",
+                    vec![text(r.tasks.len()), text(dur(took))],
                 ),
             );
         }

@@ -948,8 +948,11 @@ impl Engine {
 
     pub(crate) fn fail_job_for_good(&mut self, reason: String) {
         self.status = JobStatus::Failed;
-        self.log
-            .push(self.now, LogKind::Failure, format!("job FAILED: {reason}"));
+        self.log.push_msg(
+            self.now,
+            LogKind::Failure,
+            super::log::Msg::new("job FAILED: {0}", vec![super::log::text(reason)]),
+        );
     }
 
     pub(crate) fn job_is_running(&self) -> bool {

@@ -37,6 +37,7 @@ use crate::scenario::compare::{Comparison, Figures, Mode};
 use crate::scenario::remedies::Outcome;
 use crate::ui::command::Command;
 use crate::ui::format;
+use crate::ui::i18n::{t, t_dyn, tf, use_lang};
 use crate::ui::layout::Layout;
 use crate::ui::sim::LiveView;
 
@@ -61,6 +62,23 @@ pub struct CompareViewProps {
     pub duration: Micros,
     pub selected: Option<usize>,
     pub on_select: Callback<Option<usize>>,
+}
+
+/// A mode's label for people in the viewer's language (`Mode::label`'s words).
+fn mode_label(m: &Mode) -> String {
+    match m {
+        Mode::Aligned => t("aligned (AC)").into(),
+        Mode::Unaligned => t("unaligned (UC)").into(),
+        Mode::Timeout(d) => tf(
+            "aligned → UC after {0}",
+            &[&crate::engine::time::format_duration(*d)],
+        ),
+    }
+}
+
+/// A comparison's label in the viewer's language (`Comparison::label`'s words).
+fn comparison_label(c: &Comparison) -> String {
+    tf("{0} vs {1}", &[&mode_label(&c.a), &mode_label(&c.b)])
 }
 
 /// The CSS class (and colour) of a mode.
@@ -111,7 +129,7 @@ fn checkpoint_series(
         html! {
             <circle class="dot" cx={format!("{:.1}", sx(c.trigger_ms * 1e3, dur))}
                 cy={format!("{:.1}", sy(value(c), max))} r="2.2">
-                <title>{ format!("{side}: checkpoint {} — {}", c.id, show(c)) }</title>
+                <title>{ tf("{0}: checkpoint {1} — {2}", &[&side, &c.id, &show(c)]) }</title>
             </circle>
         }
     });
@@ -123,8 +141,8 @@ fn checkpoint_series(
             html! {
                 <text class="fail-mark" x={format!("{:.1}", sx(c.trigger_ms * 1e3, dur))}
                     y={format!("{:.1}", H - B - 2.0)} text-anchor="middle">{ "×" }
-                    <title>{ format!("{side}: checkpoint {} {} ({})", c.id, c.status,
-                        c.failure_reason.clone().unwrap_or_default()) }</title>
+                    <title>{ tf("{0}: checkpoint {1} {2} ({3})", &[&side, &c.id, &t_dyn(&c.status),
+                        &c.failure_reason.clone().unwrap_or_default()]) }</title>
                 </text>
             }
         });
@@ -226,19 +244,19 @@ fn replay_chart(props: &CompareViewProps) -> Html {
                     .map(|c| (id, f.at_ms - c.trigger_ms))
             });
             let note = match restored {
-                Some((id, age)) => format!("checkpoint {id}, {} old", format::ms(age)),
-                None => "from scratch".into(),
+                Some((id, age)) => tf("checkpoint {0}, {1} old", &[&id, &format::ms(age)]),
+                None => t("from scratch").into(),
             };
             let short = match restored {
-                Some((id, age)) => format!("from #{id}, {} old", format::ms(age)),
-                None => "scratch".into(),
+                Some((id, age)) => tf("from #{0}, {1} old", &[&id, &format::ms(age)]),
+                None => t("scratch").into(),
             };
             html! {
                 <g>
                     <rect class="bar" x={format!("{x:.1}")} y={format!("{y:.1}")} width={format!("{bar_w:.1}")}
                         height={format!("{:.1}", (H - B - y).max(1.0))}>
-                        <title>{ format!("{side}: failure of {}#{} at {}: replayed {} records, restored {note}",
-                            f.operator, f.subtask, format::ms(f.at_ms), f.replayed_records) }</title>
+                        <title>{ tf("{0}: failure of {1}#{2} at {3}: replayed {4} records, restored {5}",
+                            &[side, &f.operator, &f.subtask, &format::ms(f.at_ms), &f.replayed_records, &note]) }</title>
                     </rect>
                     // Over the failure: A's restored checkpoint on the top row, B's below.
                     <text class="bar-note" x={format!("{:.1}", sx(f.at_ms * 1e3, dur))}
@@ -260,13 +278,13 @@ fn replay_chart(props: &CompareViewProps) -> Html {
             { for series }
             if empty {
                 <text class="chart-empty" x="50%" y="50%" text-anchor="middle">
-                    { "no failure yet — fail a subtask to compare recovery" }
+                    { t("no failure yet — fail a subtask to compare recovery") }
                 </text>
             }
         </>
     };
     frame(
-        "Records replayed per failure",
+        t("Records replayed per failure"),
         "compare-chart-replay",
         format!("{max:.0}"),
         dur / 1e6,
@@ -302,39 +320,39 @@ fn figures_table(
     let opt_b = |v: Option<u64>| v.map(format::bytes).unwrap_or_else(|| "–".into());
     let mut rows: Vec<(&str, String, String)> = vec![
         (
-            "Median end-to-end duration",
+            t("Median end-to-end duration"),
             format::opt_ms(fa.median_end_to_end_ms),
             format::opt_ms(fb.median_end_to_end_ms),
         ),
         (
-            "Longest end-to-end duration",
+            t("Longest end-to-end duration"),
             format::opt_ms(fa.max_end_to_end_ms),
             format::opt_ms(fb.max_end_to_end_ms),
         ),
         (
-            "Median alignment",
+            t("Median alignment"),
             format::opt_ms(fa.median_alignment_ms),
             format::opt_ms(fb.median_alignment_ms),
         ),
         (
-            "Median persisted in-flight",
+            t("Median persisted in-flight"),
             opt_b(fa.median_persisted_bytes),
             opt_b(fb.median_persisted_bytes),
         ),
         (
-            "Checkpoints completed / failed",
+            t("Checkpoints completed / failed"),
             format!("{} / {}", fa.completed, fa.failed),
             format!("{} / {}", fb.completed, fb.failed),
         ),
         (
-            "Records replayed (all failures)",
+            t("Records replayed (all failures)"),
             fa.replayed_records.to_string(),
             fb.replayed_records.to_string(),
         ),
     ];
     if sinks {
         rows.push((
-            "Sink duplicates / lost",
+            t("Sink duplicates / lost"),
             format!("{} / {}", fa.duplicates, fa.lost),
             format!("{} / {}", fb.duplicates, fb.lost),
         ));
@@ -364,28 +382,29 @@ fn run_column(side: &str, run: &RunView, props: &CompareViewProps) -> Html {
             data-mode={run.mode.text()}>
             <JobGraphPanel layout={run.layout.clone()} live={run.live.clone()}
                 selected={props.selected} on_select={props.on_select.clone()}
-                compact={Some((AttrValue::from(stem), AttrValue::from(format!("{side} · {}", run.mode.label()))))} />
+                compact={Some((AttrValue::from(stem), AttrValue::from(format!("{side} · {}", mode_label(&run.mode)))))} />
         </div>
     }
 }
 
 #[function_component(CompareView)]
 pub fn compare_view(props: &CompareViewProps) -> Html {
+    use_lang();
     html! {
-        <Panel id="compare" title={format!("Side by side: {}", props.comparison.label())} testid="compare"
+        <Panel id="compare" title={tf("Side by side: {0}", &[&comparison_label(&props.comparison)])} testid="compare"
             class="area-compare"
-            description="The same scenario, seed and actions, run twice in lockstep; only the checkpoint mode differs. Actions apply to both runs at the same virtual instant.">
+            description={t("The same scenario, seed and actions, run twice in lockstep; only the checkpoint mode differs. Actions apply to both runs at the same virtual instant.")}>
             <div class="compare-runs">
                 { run_column("A", &props.a, props) }
                 { run_column("B", &props.b, props) }
             </div>
             <div class="compare-figures">
                 <div class="chart-grid compare-charts">
-                    { checkpoint_chart(props, "Checkpoint end-to-end duration", "compare-chart-duration",
+                    { checkpoint_chart(props, t("Checkpoint end-to-end duration"), "compare-chart-duration",
                         e2e, |c| format::opt_ms(c.end_to_end_ms), format::ms, |_| 1.0) }
-                    { checkpoint_chart(props, "Alignment time (max over subtasks)", "compare-chart-alignment",
+                    { checkpoint_chart(props, t("Alignment time (max over subtasks)"), "compare-chart-alignment",
                         alignment, |c| format::ms(c.alignment_ms), format::ms, |_| 1.0) }
-                    { checkpoint_chart(props, "Persisted in-flight data per checkpoint", "compare-chart-persisted",
+                    { checkpoint_chart(props, t("Persisted in-flight data per checkpoint"), "compare-chart-persisted",
                         persisted, |c| format::bytes(c.persisted_inflight_bytes), axis_bytes, byte_unit) }
                     { replay_chart(props) }
                 </div>
@@ -406,6 +425,7 @@ pub struct CompareToggleProps {
 
 #[function_component(CompareToggle)]
 pub fn compare_toggle(props: &CompareToggleProps) -> Html {
+    use_lang();
     let select = use_node_ref();
     let chosen = {
         let select = select.clone();
@@ -448,19 +468,21 @@ pub fn compare_toggle(props: &CompareToggleProps) -> Html {
     html! {
         <div class="compare-bar" data-testid="compare-bar">
             <label class="compare-picker">
-                <span class="field-label">{ "Compare" }</span>
-                <select ref={select} data-testid="compare-mode" aria-label="Comparison" {onchange}>
+                <span class="field-label">{ t("Compare") }</span>
+                <select ref={select} data-testid="compare-mode" aria-label={t("Comparison")} {onchange}>
                     if props.active.is_some() && !props.choices.iter().any(|c| c.0 == current.as_str()) {
                         <option value={current.clone()} selected=true>{ current.clone() }</option>
                     }
                     { for props.choices.iter().map(|(value, label)| html! {
-                        <option value={value.clone()} selected={*value == current.as_str()}>{ label.clone() }</option>
+                        <option value={value.clone()} selected={*value == current.as_str()}>{
+                            Comparison::parse(value, "compare").map_or_else(|_| label.clone(), |c| comparison_label(&c))
+                        }</option>
                     }) }
                 </select>
             </label>
             <button type="button" class="compare-toggle" data-testid="compare-toggle"
                 aria-pressed={props.active.is_some().to_string()} {onclick}>
-                { if props.active.is_some() { "Back to a single run" } else { "Compare AC vs UC" } }
+                { if props.active.is_some() { t("Back to a single run") } else { t("Compare AC vs UC") } }
             </button>
         </div>
     }
@@ -523,6 +545,7 @@ fn opt(v: Option<f64>) -> String {
 
 #[function_component(RemedyComparison)]
 pub fn remedy_comparison(props: &RemedyComparisonProps) -> Html {
+    use_lang();
     let v = &props.view;
     let cancel = {
         let cb = props.on_command.clone();
@@ -535,8 +558,8 @@ pub fn remedy_comparison(props: &RemedyComparisonProps) -> Html {
                 <div class="remedy-running">
                     <progress data-testid="remedy-progress" data-progress={format!("{:.3}", v.progress)}
                         max="100" value={format!("{pct:.0}")}></progress>
-                    <span class="muted">{ format!("re-running from t = 0: as is, then with the remedy ({pct:.0} %)") }</span>
-                    <button class="btn" data-testid="remedy-cancel" onclick={cancel}>{ "Cancel" }</button>
+                    <span class="muted">{ tf("re-running from t = 0: as is, then with the remedy ({0} %)", &[&format!("{pct:.0}")]) }</span>
+                    <button class="btn" data-testid="remedy-cancel" onclick={cancel}>{ t("Cancel") }</button>
                 </div>
             }
         }
@@ -545,19 +568,19 @@ pub fn remedy_comparison(props: &RemedyComparisonProps) -> Html {
             let table = o.effect.as_ref().map(|e| {
                 let a = e.after.as_ref();
                 let rows: Vec<(&str, &str, String, String, String, String)> = vec![
-                    ("end_to_end_ms", "end to end",
+                    ("end_to_end_ms", t("end to end"),
                         format::opt_ms(e.before.end_to_end_ms), a.map_or("–".into(), |a| format::opt_ms(a.end_to_end_ms)),
                         opt(e.before.end_to_end_ms), opt(a.and_then(|a| a.end_to_end_ms))),
-                    ("start_delay_ms", "start delay",
+                    ("start_delay_ms", t("start delay"),
                         format::ms(e.before.start_delay_ms), a.map_or("–".into(), |a| format::ms(a.start_delay_ms)),
                         format!("{}", e.before.start_delay_ms), opt(a.map(|a| a.start_delay_ms))),
-                    ("alignment_ms", "alignment",
+                    ("alignment_ms", t("alignment"),
                         format::ms(e.before.alignment_ms), a.map_or("–".into(), |a| format::ms(a.alignment_ms)),
                         format!("{}", e.before.alignment_ms), opt(a.map(|a| a.alignment_ms))),
-                    ("persisted_inflight_bytes", "persisted in-flight",
+                    ("persisted_inflight_bytes", t("persisted in-flight"),
                         format::bytes(e.before.persisted_inflight_bytes), a.map_or("–".into(), |a| format::bytes(a.persisted_inflight_bytes)),
                         e.before.persisted_inflight_bytes.to_string(), a.map(|a| a.persisted_inflight_bytes.to_string()).unwrap_or_default()),
-                    ("replay_ms", "replay on failure",
+                    ("replay_ms", t("replay on failure"),
                         format::ms(e.replay_before_ms), format::ms(e.replay_after_ms),
                         format!("{}", e.replay_before_ms), format!("{}", e.replay_after_ms)),
                 ];
@@ -566,9 +589,9 @@ pub fn remedy_comparison(props: &RemedyComparisonProps) -> Html {
                     <p class="remedy-effect" data-testid="remedy-effect">{ e.text.clone() }</p>
                     <table class="compare-summary" data-testid="remedy-effect-table">
                         <thead><tr>
-                            <th scope="col">{ format!("checkpoint {}", e.before.id) }</th>
-                            <th scope="col">{ "as is" }</th>
-                            <th scope="col">{ match a { Some(a) => format!("with the remedy (checkpoint {})", a.id), None => "with the remedy".to_string() } }</th>
+                            <th scope="col">{ tf("checkpoint {0}", &[&e.before.id]) }</th>
+                            <th scope="col">{ t("as is") }</th>
+                            <th scope="col">{ match a { Some(a) => tf("with the remedy (checkpoint {0})", &[&a.id]), None => t("with the remedy").to_string() } }</th>
                         </tr></thead>
                         <tbody>
                             { for rows.into_iter().map(|(key, name, b, a, raw_b, raw_a)| html! {
@@ -578,15 +601,15 @@ pub fn remedy_comparison(props: &RemedyComparisonProps) -> Html {
                             }) }
                         </tbody>
                     </table>
-                    <p class="muted">{ format!("A failure at {} (just before checkpoint {} completed as is) would replay the input since the newest completed checkpoint's trigger.", format::ms(e.failure_at_ms), e.before.id) }</p>
+                    <p class="muted">{ tf("A failure at {0} (just before checkpoint {1} completed as is) would replay the input since the newest completed checkpoint's trigger.", &[&format::ms(e.failure_at_ms), &e.before.id]) }</p>
                     </>
                 }
             });
             html! {
                 <>
-                { table.unwrap_or_else(|| html! { <p class="muted">{ "No checkpoint to compare." }</p> }) }
-                <p class="muted" data-testid="remedy-flink">{ format!("In Flink: {}. Here the remedy applies from t = 0 and both runs are re-run with the same seed; switching it on inside the running job would be a Flink fiction.", o.in_flink) }</p>
-                { figures_table("remedy-summary", html! { "whole run as is" }, html! { "whole run with the remedy" }, &o.base, &o.figures, props.sinks) }
+                { table.unwrap_or_else(|| html! { <p class="muted">{ t("No checkpoint to compare.") }</p> }) }
+                <p class="muted" data-testid="remedy-flink">{ tf("In Flink: {0}. Here the remedy applies from t = 0 and both runs are re-run with the same seed; switching it on inside the running job would be a Flink fiction.", &[&o.in_flink]) }</p>
+                { figures_table("remedy-summary", html! { t("whole run as is") }, html! { t("whole run with the remedy") }, &o.base, &o.figures, props.sinks) }
                 </>
             }
         }
@@ -602,7 +625,7 @@ pub fn remedy_comparison(props: &RemedyComparisonProps) -> Html {
     };
     html! {
         <div class="remedy-result" data-testid="remedy-result" data-remedy={v.name.clone()} data-state={state}>
-            <h4 class="diag-h">{ format!("Remedy: {label}") }</h4>
+            <h4 class="diag-h">{ tf("Remedy: {0}", &[&label]) }</h4>
             { body }
         </div>
     }

@@ -25,6 +25,7 @@ use crate::engine::report::{CheckpointReport, Report};
 use crate::scenario::remedies::NAMES;
 use crate::ui::command::Command;
 use crate::ui::format;
+use crate::ui::i18n::{t, t_dyn, tf, use_lang};
 
 use super::compare_view::{RemedyComparison, RemedyView};
 use super::panel::Panel;
@@ -41,12 +42,12 @@ pub struct DiagnosisProps {
 
 fn remedy_label(name: &str) -> &'static str {
     match name {
-        "unaligned" => "Unaligned checkpoints",
-        "alignment_timeout" => "Alignment timeout 200 ms",
-        "debloating" => "Buffer debloating",
-        "fewer_buffers" => "Fewer buffers",
-        "overdraft" => "Overdraft buffers",
-        "parallelism" => "Parallelism ×2 at the bottleneck",
+        "unaligned" => t("Unaligned checkpoints"),
+        "alignment_timeout" => t("Alignment timeout 200 ms"),
+        "debloating" => t("Buffer debloating"),
+        "fewer_buffers" => t("Fewer buffers"),
+        "overdraft" => t("Overdraft buffers"),
+        "parallelism" => t("Parallelism ×2 at the bottleneck"),
         _ => "",
     }
 }
@@ -60,8 +61,8 @@ fn remedies_view(
     let running = remedy.is_some_and(|r| r.outcome.is_none());
     html! {
         <div class="diag-remedies" data-testid="diagnosis-remedies">
-            <h3 class="diag-h">{ format!("Remedies, measured on checkpoint {}", c.id) }</h3>
-            <p class="muted">{ "Each button re-runs this scenario from t = 0 with one change and compares this checkpoint's window. In Flink none of these changes a running job: they are job or TaskManager configuration, and a new parallelism is a rescale (a restart from a checkpoint or savepoint)." }</p>
+            <h3 class="diag-h">{ tf("Remedies, measured on checkpoint {0}", &[&c.id]) }</h3>
+            <p class="muted">{ t("Each button re-runs this scenario from t = 0 with one change and compares this checkpoint's window. In Flink none of these changes a running job: they are job or TaskManager configuration, and a new parallelism is a rescale (a restart from a checkpoint or savepoint).") }</p>
             <div class="diag-remedy-buttons">
                 { for NAMES.iter().map(|&name| {
                     let cb = on_command.clone();
@@ -95,11 +96,11 @@ fn windows_table(report: &Report, at_ms: f64) -> Html {
     };
     html! {
         <>
-        <h3 class="diag-h">{ format!("Backpressure, soft and hard, {} – {}", format::ms(w.from_ms as f64), format::ms(w.to_ms as f64)) }</h3>
-        <p class="muted">{ "Soft (softBackPressuredTimeMsPerSecond): the task waits for output in its mailbox and still runs mails — a trigger, an unaligned barrier. Hard (hardBackPressuredTimeMsPerSecond): the task thread is blocked in a buffer request and runs nothing." }</p>
+        <h3 class="diag-h">{ tf("Backpressure, soft and hard, {0} – {1}", &[&format::ms(w.from_ms as f64), &format::ms(w.to_ms as f64)]) }</h3>
+        <p class="muted">{ t("Soft (softBackPressuredTimeMsPerSecond): the task waits for output in its mailbox and still runs mails — a trigger, an unaligned barrier. Hard (hardBackPressuredTimeMsPerSecond): the task thread is blocked in a buffer request and runs nothing.") }</p>
         <div class="diag-scroll">
         <table class="table diag-windows" data-testid="diagnosis-windows" data-from={w.from_ms.to_string()} data-to={w.to_ms.to_string()}>
-            <thead><tr><th>{ "subtask" }</th><th>{ "busy" }</th><th>{ "soft" }</th><th>{ "hard" }</th><th>{ "idle" }</th></tr></thead>
+            <thead><tr><th>{ t("subtask") }</th><th>{ t("busy") }</th><th>{ t("soft") }</th><th>{ t("hard") }</th><th>{ t("idle") }</th></tr></thead>
             <tbody>
                 { for w.subtasks.iter().map(|m| html! {
                     <tr data-subtask={m.subtask.clone()} data-soft={m.softBackPressuredTimeMsPerSecond.to_string()}
@@ -131,6 +132,7 @@ fn bar_class(c: &CheckpointReport) -> &'static str {
 
 #[function_component(DiagnosisPanel)]
 pub fn diagnosis_panel(props: &DiagnosisProps) -> Html {
+    use_lang();
     let pinned = use_state(|| None::<u64>);
     let by_duration = use_state(|| true);
     let report = &props.report;
@@ -155,16 +157,16 @@ pub fn diagnosis_panel(props: &DiagnosisProps) -> Html {
     };
     let actions = html! {
         <button class="btn" data-testid="diagnosis-follow" disabled={pinned.is_none()} onclick={follow}
-            title="Show the newest checkpoint as it comes">{ "Follow newest" }</button>
+            title={t("Show the newest checkpoint as it comes")}>{ t("Follow newest") }</button>
     };
     let strip = html! {
-        <div class="diag-strip" data-testid="diagnosis-strip" role="list" aria-label="Recent checkpoints: height is the end-to-end duration">
+        <div class="diag-strip" data-testid="diagnosis-strip" role="list" aria-label={t("Recent checkpoints: height is the end-to-end duration")}>
             { for recent.iter().map(|c| {
                 let id = c.id;
                 let pinned = pinned.clone();
                 let h = (dur_of(c) / longest * 100.0).max(4.0);
                 let selected = picked.is_some_and(|p| p.id == id);
-                let title = format!("checkpoint {id}: {} · {}", c.status.replace('_', " "), format::ms(dur_of(c)));
+                let title = tf("checkpoint {0}: {1} · {2}", &[&id, &t_dyn(&c.status.replace('_', " ")), &format::ms(dur_of(c))]);
                 html! {
                     <button role="listitem" class={classes!(bar_class(c), selected.then_some("selected"))}
                         data-testid="diagnosis-bar" data-id={id.to_string()} title={title}
@@ -175,7 +177,7 @@ pub fn diagnosis_panel(props: &DiagnosisProps) -> Html {
         </div>
     };
     let body = match picked {
-        None => html! { <p class="muted">{ "No checkpoint yet." }</p> },
+        None => html! { <p class="muted">{ t("No checkpoint yet.") }</p> },
         Some(c) => checkpoint_view(c, *by_duration, {
             let by_duration = by_duration.clone();
             Callback::from(move |_| by_duration.set(!*by_duration))
@@ -189,18 +191,18 @@ pub fn diagnosis_panel(props: &DiagnosisProps) -> Html {
         .unwrap_or_default();
     let windows = windows_table(report, picked.map_or(now_ms, |c| c.trigger_ms));
     html! {
-        <Panel id="diagnosis" title="Why is this checkpoint slow?" testid="diagnosis" class="area-diagnosis"
-            description="The critical path of a checkpoint, the bottleneck as Flink's docs find it, and Flink's task metrics per subtask"
+        <Panel id="diagnosis" title={t("Why is this checkpoint slow?")} testid="diagnosis" class="area-diagnosis"
+            description={t("The critical path of a checkpoint, the bottleneck as Flink's docs find it, and Flink's task metrics per subtask")}
             actions={actions}>
             { strip }
             { body }
             { remedies }
             { windows }
-            <h3 class="diag-h">{ "Bottleneck (last 5 s)" }</h3>
+            <h3 class="diag-h">{ t("Bottleneck (last 5 s)") }</h3>
             <p data-testid="diagnosis-bottleneck" data-subtask={b.subtask.clone().unwrap_or_default()}>{ b.text.clone() }</p>
             { metrics_table(report) }
             if let Some(tree) = &report.pending_barriers {
-                <h3 class="diag-h">{ format!("Checkpoint {} in progress: where each barrier is", tree.checkpoint) }</h3>
+                <h3 class="diag-h">{ tf("Checkpoint {0} in progress: where each barrier is", &[&tree.checkpoint]) }</h3>
                 <ul class="diag-tree" data-testid="diagnosis-tree">
                     { for tree.nodes.iter().map(|n| html! {
                         <li style={format!("padding-left:{}em", n.depth as f64 * 1.2)} data-state={n.state.clone()}>
@@ -234,22 +236,22 @@ fn checkpoint_view(c: &CheckpointReport, by_duration: bool, on_sort: Callback<Mo
         <div class="diag-checkpoint">
             <p class="diag-text" data-testid="diagnosis-text" data-phase={d.phase.clone()}
                 data-ending={d.ending_subtask.clone().unwrap_or_default()}>{ d.text.clone() }</p>
-            <p class="muted">{ format!(
-                "phases of {}: start delay {} · alignment {} · sync {} · async {} · coordinator {}",
-                d.ending_subtask.clone().unwrap_or_default(),
-                format::ms(p.start_delay_ms), format::ms(p.alignment_ms), format::ms(p.sync_ms),
-                format::ms(p.async_ms), format::ms(p.coordinator_ms)) }
-                if let Some(t) = d.straggler_threshold_ms {
-                    { format!(" · stragglers: end-to-end ≥ max(p95, 1.5 × median) = {}", format::ms(t)) }
+            <p class="muted">{ tf(
+                "phases of {0}: start delay {1} · alignment {2} · sync {3} · async {4} · coordinator {5}",
+                &[&d.ending_subtask.clone().unwrap_or_default(),
+                &format::ms(p.start_delay_ms), &format::ms(p.alignment_ms), &format::ms(p.sync_ms),
+                &format::ms(p.async_ms), &format::ms(p.coordinator_ms)]) }
+                if let Some(th) = d.straggler_threshold_ms {
+                    { tf(" · stragglers: end-to-end ≥ max(p95, 1.5 × median) = {0}", &[&format::ms(th)]) }
                 }
             </p>
             <table class="table diag-subtasks" data-testid="diagnosis-subtasks">
                 <thead><tr>
-                    <th>{ "subtask" }</th>
+                    <th>{ t("subtask") }</th>
                     <th><button class="btn-link" data-testid="diagnosis-sort" onclick={on_sort}
-                        title="Sort by end-to-end duration or keep the subtask order">
-                        { if by_duration { "end to end ▼" } else { "end to end" } }</button></th>
-                    <th>{ "start delay" }</th><th>{ "alignment" }</th><th>{ "sync" }</th><th>{ "async" }</th><th>{ "" }</th>
+                        title={t("Sort by end-to-end duration or keep the subtask order")}>
+                        { if by_duration { tf("{0} ▼", &[&t("end to end")]) } else { t("end to end").to_string() } }</button></th>
+                    <th>{ t("start delay") }</th><th>{ t("alignment") }</th><th>{ t("sync") }</th><th>{ t("async") }</th><th>{ "" }</th>
                 </tr></thead>
                 <tbody>
                     { for subtasks.iter().map(|s| {
@@ -271,8 +273,8 @@ fn checkpoint_view(c: &CheckpointReport, by_duration: bool, on_sort: Callback<Mo
                 </tbody>
             </table>
             <table class="table diag-operators" data-testid="diagnosis-operators">
-                <thead><tr><th>{ "operator" }</th><th>{ "acknowledged" }</th><th>{ "end to end" }</th>
-                    <th>{ "checkpointed" }</th><th>{ "persisted in-flight" }</th><th>{ "start delay" }</th><th>{ "alignment" }</th><th>{ "async" }</th></tr></thead>
+                <thead><tr><th>{ t("operator") }</th><th>{ t("acknowledged") }</th><th>{ t("end to end") }</th>
+                    <th>{ t("checkpointed") }</th><th>{ t("persisted in-flight") }</th><th>{ t("start delay") }</th><th>{ t("alignment") }</th><th>{ t("async") }</th></tr></thead>
                 <tbody>
                     { for d.operators.iter().map(|o| html! {
                         <tr><td>{ o.operator.clone() }</td><td>{ format!("{}/{}", o.acknowledged, o.subtasks) }</td>
@@ -291,17 +293,17 @@ fn metrics_table(report: &Report) -> Html {
         <div class="diag-scroll">
         <table class="table diag-metrics" data-testid="diagnosis-metrics">
             <thead><tr>
-                <th>{ "subtask" }</th>
-                <th title="busyTimeMsPerSecond">{ "busy" }</th>
-                <th title="backPressuredTimeMsPerSecond (soft / hard)">{ "backpressured (soft/hard)" }</th>
-                <th title="idleTimeMsPerSecond">{ "idle" }</th>
+                <th>{ t("subtask") }</th>
+                <th title="busyTimeMsPerSecond">{ t("busy") }</th>
+                <th title="backPressuredTimeMsPerSecond (soft / hard)">{ t("backpressured (soft/hard)") }</th>
+                <th title="idleTimeMsPerSecond">{ t("idle") }</th>
                 <th title="outPoolUsage">{ "outPool" }</th>
                 <th title="inPoolUsage">{ "inPool" }</th>
-                <th title="inputExclusiveBuffersUsage / inputFloatingBuffersUsage">{ "excl / float" }</th>
-                <th title="debloatedBufferSize">{ "buffer size" }</th>
-                <th title="estimatedTimeToConsumeBuffersMs">{ "time to consume" }</th>
-                <th title="numRecordsInPerSecond / numRecordsOutPerSecond">{ "records in/out /s" }</th>
-                <th>{ "reading (network tuning guide)" }</th>
+                <th title="inputExclusiveBuffersUsage / inputFloatingBuffersUsage">{ t("excl / float") }</th>
+                <th title="debloatedBufferSize">{ t("buffer size") }</th>
+                <th title="estimatedTimeToConsumeBuffersMs">{ t("time to consume") }</th>
+                <th title="numRecordsInPerSecond / numRecordsOutPerSecond">{ t("records in/out /s") }</th>
+                <th>{ t("reading (network tuning guide)") }</th>
             </tr></thead>
             <tbody>
                 { for report.metrics.iter().map(|m| html! {

@@ -43,6 +43,7 @@ use crate::scenario::edit::{self, EventKind, Setting};
 use crate::scenario::{Document, Kind, ScenarioError};
 use crate::ui::command::Command;
 use crate::ui::components::panel::Panel;
+use crate::ui::i18n::{t, t_dyn, tf, use_lang};
 
 #[derive(Properties, PartialEq)]
 pub struct EditorProps {
@@ -74,11 +75,11 @@ fn input_value(e: &Event) -> String {
 
 fn kind_label(kind: Kind) -> &'static str {
     match kind {
-        Kind::Source => "source",
-        Kind::Map => "map",
-        Kind::FlatMap => "flat map",
-        Kind::KeyedAggregate => "keyed aggregate",
-        Kind::Sink => "sink",
+        Kind::Source => t("source"),
+        Kind::Map => t("map"),
+        Kind::FlatMap => t("flat map"),
+        Kind::KeyedAggregate => t("keyed aggregate"),
+        Kind::Sink => t("sink"),
     }
 }
 
@@ -160,7 +161,7 @@ fn diagram(doc: &Document, all: &[Problem]) -> Html {
     );
     html! {
         <svg class="ed-svg" data-testid="editor-diagram" viewBox={format!("0 0 {w} {h}")}
-            style={format!("max-width: {w}px")} role="img" aria-label="Draft job graph">
+            style={format!("max-width: {w}px")} role="img" aria-label={t("Draft job graph")}>
             <defs>
                 <marker id="ed-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
                     <path d="M0,0 L10,5 L0,10 z" class="ed-arrowhead" />
@@ -210,7 +211,12 @@ type Draft = UseReducerHandle<DraftState>;
 
 /// "n recorded event(s) dropped" after a removal, if any.
 fn dropped(n: usize, what: &str) -> Option<String> {
-    (n > 0).then(|| format!("Removed {what} and {n} recorded event(s) that named it."))
+    (n > 0).then(|| {
+        tf(
+            "Removed {0} and {1} recorded event(s) that named it.",
+            &[&what, &n],
+        )
+    })
 }
 
 /// A callback running `edit` with the value of the changed field.
@@ -280,7 +286,7 @@ fn operator_row(draft: &Draft, i: usize, bad: bool) -> Html {
                     };
                     html! {
                         <select data-testid={testid} {onchange}>
-                            <option value="" selected={current.is_empty()}>{ format!("default ({default})") }</option>
+                            <option value="" selected={current.is_empty()}>{ tf("default ({0})", &[&default]) }</option>
                             { for options.into_iter().map(|v| html! {
                                 <option value={v} selected={current == v}>{ v }</option>
                             }) }
@@ -302,11 +308,11 @@ fn operator_row(draft: &Draft, i: usize, bad: bool) -> Html {
     html! {
         <div class={classes!("ed-op", bad.then_some("ed-op-bad"))} data-testid={format!("editor-op-{id}")}>
             <div class="ed-op-head">
-                <input type="text" class="ed-op-id" aria-label="Operator id" value={id.clone()}
+                <input type="text" class="ed-op-id" aria-label={t("Operator id")} value={id.clone()}
                     data-testid={format!("editor-op-{id}-id")} spellcheck="false" onchange={rename} />
                 <span class="ed-op-kind">{ kind_label(o.kind) }</span>
                 <button type="button" class="control ed-remove" data-testid={format!("editor-op-{id}-remove")}
-                    title="Remove this operator and its edges" onclick={remove}>{ "Remove" }</button>
+                    title={t("Remove this operator and its edges")} onclick={remove}>{ t("Remove") }</button>
             </div>
             <div class="ed-fields">{ for fields }</div>
         </div>
@@ -358,9 +364,9 @@ fn events_section(
                 });
                 let known = doc.operators.iter().any(|o| &o.id == operator);
                 html! {
-                    <select data-testid={format!("editor-event-{i}-operator")} aria-label="Operator" onchange={set}>
+                    <select data-testid={format!("editor-event-{i}-operator")} aria-label={t("Operator")} onchange={set}>
                         if !known {
-                            <option value="" selected=true>{ format!("{operator} (no such operator)") }</option>
+                            <option value="" selected=true>{ tf("{0} (no such operator)", &[&operator]) }</option>
                         }
                         { for doc.operators.iter().filter(|o| !sources_only || o.kind == Kind::Source).map(|o| html! {
                             <option value={o.id.clone()} selected={&o.id == operator}>{ o.id.clone() }</option>
@@ -375,7 +381,7 @@ fn events_section(
                 let set = on_field(draft, key.clone(), move |d, v| edit::set_event_key(d, i, v).map(|_| None));
                 html! {
                     <input type="text" class="ed-event-key" data-testid={format!("editor-event-{i}-key")}
-                        aria-label="Flink setting" value={key.clone()} spellcheck="false" onchange={set} />
+                        aria-label={t("Flink setting")} value={key.clone()} spellcheck="false" onchange={set} />
                 }
             }
             _ => Html::default(),
@@ -384,10 +390,10 @@ fn events_section(
         let value = match kind {
             Some(EventKind::SetCost | EventKind::SetRate | EventKind::Fail | EventKind::SetConfig) => {
                 let label = match kind {
-                    Some(EventKind::SetCost) => "Cost per record",
-                    Some(EventKind::SetRate) => "Records per second per subtask",
-                    Some(EventKind::Fail) => "Subtask index",
-                    _ => "Value",
+                    Some(EventKind::SetCost) => t("Cost per record"),
+                    Some(EventKind::SetRate) => t("Records per second per subtask"),
+                    Some(EventKind::Fail) => t("Subtask index"),
+                    _ => t("Value"),
                 };
                 let set = on_field(draft, value_text.clone(), move |d, v| edit::set_event_value(d, i, v).map(|_| None));
                 html! {
@@ -399,18 +405,18 @@ fn events_section(
         };
         let remove = {
             let text = edit::event_sentence(e);
-            on_click(draft, move |d| edit::remove_event(d, i).map(|_| Some(format!("Removed the event: {text}."))))
+            on_click(draft, move |d| edit::remove_event(d, i).map(|_| Some(tf("Removed the event: {0}.", &[&text]))))
         };
         html! {
             <li class={classes!("ed-event", (!mine.is_empty()).then_some("ed-op-bad"))} data-testid={format!("editor-event-{i}")}>
                 <span class="ed-event-text" data-testid={format!("editor-event-{i}-text")}>{ edit::event_sentence(e) }</span>
                 <span class="ed-event-fields">
-                    <input type="text" class="ed-event-at" data-testid={format!("editor-event-{i}-at")} aria-label="At (virtual time)"
-                        title="When it happens, in virtual time (20s, 1500ms)" value={e.at.clone()} spellcheck="false" onchange={at} />
+                    <input type="text" class="ed-event-at" data-testid={format!("editor-event-{i}-at")} aria-label={t("At (virtual time)")}
+                        title={t("When it happens, in virtual time (20s, 1500ms)")} value={e.at.clone()} spellcheck="false" onchange={at} />
                     { operator }
                     { key }
                     { value }
-                    <button type="button" class="control ed-remove" data-testid={format!("editor-event-{i}-remove")} onclick={remove}>{ "Remove" }</button>
+                    <button type="button" class="control ed-remove" data-testid={format!("editor-event-{i}-remove")} onclick={remove}>{ t("Remove") }</button>
                 </span>
                 { for mine.iter().map(|p| html! { <span class="ed-event-problem" data-testid="editor-event-problem">{ p.message.clone() }</span> }) }
             </li>
@@ -432,34 +438,34 @@ fn events_section(
         let (kind, at) = (**add_kind, (**add_at).clone());
         on_click(draft, move |d| {
             edit::add_event(d, kind, &at).map(|i| {
-                Some(format!(
-                    "Added: {}. Change it in the list.",
-                    edit::event_sentence(&d.events[i])
+                Some(tf(
+                    "Added: {0}. Change it in the list.",
+                    &[&edit::event_sentence(&d.events[i])],
                 ))
             })
         })
     };
     html! {
         <details class="ed-section" open=true data-testid="editor-events">
-            <summary>{ format!("Timeline events ({})", doc.events.len()) }</summary>
+            <summary>{ tf("Timeline events ({0})", &[&doc.events.len()]) }</summary>
             if doc.events.is_empty() {
-                <p class="muted-small">{ "No timed events: the job runs as it is from start to end." }</p>
+                <p class="muted-small">{ t("No timed events: the job runs as it is from start to end.") }</p>
             }
             <ul class="ed-events">{ for rows }</ul>
             <div class="ed-form">
-                <span class="field-label">{ "Add event" }</span>
-                <select data-testid="editor-event-add-kind" aria-label="Event" onchange={on_kind}>
+                <span class="field-label">{ t("Add event") }</span>
+                <select data-testid="editor-event-add-kind" aria-label={t("Event")} onchange={on_kind}>
                     { for EventKind::ALL.into_iter().map(|k| html! {
-                        <option value={k.name()} selected={**add_kind == k}>{ k.label() }</option>
+                        <option value={k.name()} selected={**add_kind == k}>{ t_dyn(k.label()) }</option>
                     }) }
                 </select>
                 <label class="ed-field">
-                    <span class="ed-field-name">{ "at" }</span>
+                    <span class="ed-field-name">{ t("at") }</span>
                     <input type="text" class="ed-event-at" data-testid="editor-event-add-at" value={(**add_at).clone()} spellcheck="false" onchange={on_at} />
                 </label>
-                <button type="button" class="control" data-testid="editor-event-add" onclick={add}>{ "Add" }</button>
+                <button type="button" class="control" data-testid="editor-event-add" onclick={add}>{ t("Add") }</button>
             </div>
-            <p class="muted-small">{ "Savepoints are not modelled by the playground yet, so there is no savepoint event." }</p>
+            <p class="muted-small">{ t("Savepoints are not modelled by the playground yet, so there is no savepoint event.") }</p>
         </details>
     }
 }
@@ -478,6 +484,7 @@ fn partitioner_options(current: Option<Partitioner>, default_label: &str) -> Htm
 /// The editor panel.
 #[function_component(Editor)]
 pub fn editor(props: &EditorProps) -> Html {
+    use_lang();
     let state = {
         let start = props.document.clone();
         use_reducer(move || DraftState {
@@ -506,7 +513,7 @@ pub fn editor(props: &EditorProps) -> Html {
         let kind = *add_kind;
         on_click(&state, move |d| {
             let id = edit::add_operator(d, kind);
-            Ok(Some(format!("Added '{id}': connect it below.")))
+            Ok(Some(tf("Added '{0}': connect it below.", &[&id])))
         })
     };
     let pick = |state: &UseStateHandle<String>| {
@@ -562,16 +569,16 @@ pub fn editor(props: &EditorProps) -> Html {
             on_click(&state, move |d| edit::disconnect(d, k).map(|n| dropped(n, &name)))
         };
         let default = match edit::effective_partitioner(draft, k) {
-            Some(p) if e.partitioner.is_none() => format!("default ({})", p.name()),
-            _ => "default".to_string(),
+            Some(p) if e.partitioner.is_none() => tf("default ({0})", &[&p.name()]),
+            _ => t("default").to_string(),
         };
         html! {
             <li class={classes!("ed-edge-row", bad.then_some("ed-op-bad"))} data-testid={format!("editor-edge-{k}")}>
                 <span class="mono">{ format!("{} → {}", e.from, e.to) }</span>
-                <select data-testid={format!("editor-edge-{k}-partitioner")} aria-label="Partitioner" onchange={set}>
+                <select data-testid={format!("editor-edge-{k}-partitioner")} aria-label={t("Partitioner")} onchange={set}>
                     { partitioner_options(e.partitioner, &default) }
                 </select>
-                <button type="button" class="control ed-remove" data-testid={format!("editor-edge-{k}-remove")} onclick={remove}>{ "Remove" }</button>
+                <button type="button" class="control ed-remove" data-testid={format!("editor-edge-{k}-remove")} onclick={remove}>{ t("Remove") }</button>
             </li>
         }
     });
@@ -588,7 +595,7 @@ pub fn editor(props: &EditorProps) -> Html {
     let new_empty = on_click(&state, |d| {
         *d = edit::new_empty_job(d);
         Ok(Some(
-            "A new empty job: add a source, an operator or two and a sink, and connect them."
+            t("A new empty job: add a source, an operator or two and a sink, and connect them.")
                 .into(),
         ))
     });
@@ -611,27 +618,27 @@ pub fn editor(props: &EditorProps) -> Html {
     };
     let blocked = match all.len() {
         0 => None,
-        1 => Some("Fix the problem above to run this job.".to_string()),
-        n => Some(format!("Fix the {n} problems above to run this job.")),
+        1 => Some(t("Fix the problem above to run this job.").to_string()),
+        n => Some(tf("Fix the {0} problems above to run this job.", &[&n])),
     };
     html! {
-        <Panel id="editor" title="Edit job" testid="editor" class="editor-panel"
-            description="Change the job graph and the timed events of this scenario. Running it starts a new run from t = 0 with the same settings and seed; a changed job gets its own name and text, and the link then carries it.">
+        <Panel id="editor" title={t("Edit job")} testid="editor" class="editor-panel"
+            description={t("Change the job graph and the timed events of this scenario. Running it starts a new run from t = 0 with the same settings and seed; a changed job gets its own name and text, and the link then carries it.")}>
             <div class="ed-layout">
                 <div class="ed-diagram">{ diagram(draft, &all) }</div>
                 <div class="ed-side">
                     if all.is_empty() {
-                        <p class="ed-ok" data-testid="editor-ok">{ "No problems: this job can run." }</p>
+                        <p class="ed-ok" data-testid="editor-ok">{ t("No problems: this job can run.") }</p>
                     } else {
-                        <ul class="ed-problems" aria-label="Problems">
+                        <ul class="ed-problems" aria-label={t("Problems")}>
                             { for all.iter().map(|p| html! { <li data-testid="editor-problem">{ p.to_string() }</li> }) }
                         </ul>
                     }
                     <div class="ed-actions">
                         <button type="button" class="control control-play" data-testid="editor-apply"
-                            disabled={blocked.is_some()} title={blocked.clone().unwrap_or_else(|| "Restart with this job from t = 0".into())}
-                            onclick={apply}>{ "Run this job" }</button>
-                        <button type="button" class="control" data-testid="editor-discard" onclick={discard}>{ "Discard" }</button>
+                            disabled={blocked.is_some()} title={blocked.clone().unwrap_or_else(|| t("Restart with this job from t = 0").into())}
+                            onclick={apply}>{ t("Run this job") }</button>
+                        <button type="button" class="control" data-testid="editor-discard" onclick={discard}>{ t("Discard") }</button>
                         if let Some(reason) = &blocked {
                             <span class="ed-blocked">{ reason.clone() }</span>
                         }
@@ -642,47 +649,47 @@ pub fn editor(props: &EditorProps) -> Html {
                     }
                     <div class="ed-meta">
                         <label class="ed-field ed-name">
-                            <span class="ed-field-name">{ "name" }</span>
+                            <span class="ed-field-name">{ t("name") }</span>
                             <input type="text" data-testid="editor-name" maxlength={edit::MAX_NAME.to_string()}
                                 value={draft.name.clone()} spellcheck="false" onchange={set_name} />
                         </label>
                         <label class="ed-field ed-description">
-                            <span class="ed-field-name">{ "what it shows" }</span>
+                            <span class="ed-field-name">{ t("what it shows") }</span>
                             <textarea data-testid="editor-description" rows="2" maxlength="2000"
                                 value={draft.description.clone().unwrap_or_default()} onchange={set_text} />
                         </label>
                         <button type="button" class="control" data-testid="editor-new-empty" onclick={new_empty}
-                            title="Start from a job with no operators, edges, events or settings">{ "New empty job" }</button>
+                            title={t("Start from a job with no operators, edges, events or settings")}>{ t("New empty job") }</button>
                     </div>
                     <div class="ed-form">
-                        <span class="field-label">{ "Add operator" }</span>
-                        <select data-testid="editor-add-kind" aria-label="Kind" onchange={on_add_kind}>
+                        <span class="field-label">{ t("Add operator") }</span>
+                        <select data-testid="editor-add-kind" aria-label={t("Kind")} onchange={on_add_kind}>
                             { for Kind::ALL.into_iter().map(|k| html! {
                                 <option value={k.name()} selected={*add_kind == k}>{ kind_label(k) }</option>
                             }) }
                         </select>
-                        <button type="button" class="control" data-testid="editor-add" onclick={add}>{ "Add" }</button>
+                        <button type="button" class="control" data-testid="editor-add" onclick={add}>{ t("Add") }</button>
                     </div>
                     <div class="ed-form">
-                        <span class="field-label">{ "Connect" }</span>
-                        <select data-testid="editor-connect-from" aria-label="From" onchange={pick(&connect_from)}>
+                        <span class="field-label">{ t("Connect") }</span>
+                        <select data-testid="editor-connect-from" aria-label={t("From")} onchange={pick(&connect_from)}>
                             { id_options(&from, |k| k != Kind::Sink) }
                         </select>
                         <span>{ "→" }</span>
-                        <select data-testid="editor-connect-to" aria-label="To" onchange={pick(&connect_to)}>
+                        <select data-testid="editor-connect-to" aria-label={t("To")} onchange={pick(&connect_to)}>
                             { id_options(&to, |k| k != Kind::Source) }
                         </select>
-                        <select data-testid="editor-connect-partitioner" aria-label="Partitioner" onchange={pick(&connect_partitioner)}>
-                            { partitioner_options(edit::partitioner_named(&connect_partitioner), "default") }
+                        <select data-testid="editor-connect-partitioner" aria-label={t("Partitioner")} onchange={pick(&connect_partitioner)}>
+                            { partitioner_options(edit::partitioner_named(&connect_partitioner), t("default")) }
                         </select>
-                        <button type="button" class="control" data-testid="editor-connect" onclick={connect}>{ "Connect" }</button>
+                        <button type="button" class="control" data-testid="editor-connect" onclick={connect}>{ t("Connect") }</button>
                     </div>
                     <details class="ed-section" open=true>
-                        <summary>{ format!("Edges ({})", draft.edges.len()) }</summary>
+                        <summary>{ tf("Edges ({0})", &[&draft.edges.len()]) }</summary>
                         <ul class="ed-edges">{ for edges }</ul>
                     </details>
                     <details class="ed-section" open=true>
-                        <summary>{ format!("Operators ({})", draft.operators.len()) }</summary>
+                        <summary>{ tf("Operators ({0})", &[&draft.operators.len()]) }</summary>
                         <div class="ed-ops">{ for operators }</div>
                     </details>
                     { events_section(&state, &all, &event_kind, &event_at) }

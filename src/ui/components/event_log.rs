@@ -83,7 +83,8 @@ pub fn event_log(props: &EventLogProps) -> Html {
                 { for shown.iter().map(|(seq, e)| {
                     let kind = kind_name(e.kind);
                     html! {
-                        <li key={*seq} class={classes!("log-entry", format!("log-{kind}"))} data-testid="log-entry" data-kind={kind}>
+                        <li key={*seq} class={classes!("log-entry", format!("log-{kind}"))} data-testid="log-entry" data-kind={kind}
+                            data-coded={e.msg.is_some().to_string()}>
                             <span class="log-time">{ format!("{:>8.3}s", e.at as f64 / 1e6) }</span>
                             <span class="log-kind">{ t(kind) }</span>
                             <span class="log-text">{ log_text(e, lang) }</span>

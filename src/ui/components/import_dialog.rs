@@ -13,6 +13,7 @@ use yew::prelude::*;
 
 use crate::scenario;
 use crate::ui::command::Command;
+use crate::ui::i18n::{t, tf, use_lang};
 
 #[derive(Properties, PartialEq)]
 pub struct ImportDialogProps {
@@ -24,6 +25,7 @@ pub struct ImportDialogProps {
 
 #[function_component(ImportDialog)]
 pub fn import_dialog(props: &ImportDialogProps) -> Html {
+    use_lang();
     let text = use_state(String::new);
     // A problem with the chosen file itself (too large, unreadable), found before the
     // app sees any text.
@@ -62,9 +64,10 @@ pub fn import_dialog(props: &ImportDialogProps) -> Html {
                         text.set(content.clone());
                         cb.emit(Command::ImportJson(content));
                     }
-                    _ => {
-                        file_error.set(Some(format!("{name}: the file could not be read as text")))
-                    }
+                    _ => file_error.set(Some(tf(
+                        "{0}: the file could not be read as text",
+                        &[&name],
+                    ))),
                 }
             });
         })
@@ -80,21 +83,21 @@ pub fn import_dialog(props: &ImportDialogProps) -> Html {
     html! {
         <div class="overlay" data-testid="import-dialog" role="dialog" aria-modal="true" aria-labelledby="import-title">
             <div class="overlay-card import-card">
-                <h2 id="import-title">{ "Import a scenario" }</h2>
-                <p class="muted">{ "A scenario JSON file, as Export writes it (or as in presets/). It replaces the current run, and the link in the address bar follows." }</p>
+                <h2 id="import-title">{ t("Import a scenario") }</h2>
+                <p class="muted">{ t("A scenario JSON file, as Export writes it (or as in presets/). It replaces the current run, and the link in the address bar follows.") }</p>
                 <label class="import-file">
-                    <span class="field-label">{ "file" }</span>
+                    <span class="field-label">{ t("file") }</span>
                     <input type="file" accept=".json,application/json" data-testid="import-file" onchange={on_file} />
                 </label>
                 <textarea class="import-text" data-testid="import-text" rows="12" spellcheck="false"
-                    aria-label="Scenario JSON" placeholder="…or paste the scenario's JSON here"
+                    aria-label={t("Scenario JSON")} placeholder={t("…or paste the scenario's JSON here")}
                     value={(*text).clone()} oninput={on_input} />
                 if let Some(error) = error {
                     <p class="import-error" data-testid="import-error" role="alert">{ error }</p>
                 }
                 <div class="dialog-actions">
-                    <button type="button" class="header-button primary" data-testid="import-open" onclick={open}>{ "Open" }</button>
-                    <button type="button" class="header-button" data-testid="import-cancel" onclick={cancel}>{ "Cancel" }</button>
+                    <button type="button" class="header-button primary" data-testid="import-open" onclick={open}>{ t("Open") }</button>
+                    <button type="button" class="header-button" data-testid="import-cancel" onclick={cancel}>{ t("Cancel") }</button>
                 </div>
             </div>
         </div>

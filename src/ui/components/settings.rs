@@ -17,7 +17,7 @@ use crate::engine::config::KEYS;
 use crate::engine::spec::Action;
 use crate::scenario::convert::config_value;
 use crate::ui::command::{ActionError, Command, Control};
-use crate::ui::i18n::{t, tf, use_lang};
+use crate::ui::i18n::{t, t_dyn, tf, use_lang};
 use crate::ui::sim::SettingsView;
 
 use super::panel::Panel;
@@ -93,7 +93,7 @@ fn doc(key: &str) -> String {
         .map(|k| {
             format!(
                 "{key}\n{}\n{}",
-                k.doc,
+                t_dyn(k.doc),
                 tf("Flink default: {0}", &[&k.default])
             )
         })

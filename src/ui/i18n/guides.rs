@@ -45,12 +45,53 @@ pub struct TryZh {
 /// (preset, its translation's JSON).
 pub const FILES: &[(&str, &str)] = &[
     (
+        "aligned-timeout",
+        include_str!("../../../presets/i18n/zh/aligned-timeout.json"),
+    ),
+    (
         "backpressure",
         include_str!("../../../presets/i18n/zh/backpressure.json"),
     ),
     (
+        "flatmap-stuck",
+        include_str!("../../../presets/i18n/zh/flatmap-stuck.json"),
+    ),
+    (
+        "healthy",
+        include_str!("../../../presets/i18n/zh/healthy.json"),
+    ),
+    ("large", include_str!("../../../presets/i18n/zh/large.json")),
+    (
+        "legacy-source",
+        include_str!("../../../presets/i18n/zh/legacy-source.json"),
+    ),
+    (
+        "recovery-checkpoints",
+        include_str!("../../../presets/i18n/zh/recovery-checkpoints.json"),
+    ),
+    (
+        "seed-settings",
+        include_str!("../../../presets/i18n/zh/seed-settings.json"),
+    ),
+    (
+        "small-files",
+        include_str!("../../../presets/i18n/zh/small-files.json"),
+    ),
+    (
+        "stop-with-savepoint",
+        include_str!("../../../presets/i18n/zh/stop-with-savepoint.json"),
+    ),
+    (
         "two-phases",
         include_str!("../../../presets/i18n/zh/two-phases.json"),
+    ),
+    (
+        "unaligned",
+        include_str!("../../../presets/i18n/zh/unaligned.json"),
+    ),
+    (
+        "why-uc",
+        include_str!("../../../presets/i18n/zh/why-uc.json"),
     ),
 ];
 

@@ -77,7 +77,9 @@ fn engine_codes() -> BTreeSet<String> {
         let src = std::fs::read_to_string(&f).unwrap();
         for (i, _) in src.match_indices('"') {
             if let Some(l) = literal(&src[i + 1..]) {
-                if l.contains("{0}") && !l.contains('"') {
+                // A "literal" across lines is the text between two literals (a quote
+                // pairing that started at a closing quote): codes are one line.
+                if l.contains("{0}") && !l.contains('"') && !l.contains('\n') {
                     codes.insert(l);
                 }
             }
@@ -237,5 +239,21 @@ fn guide_translations_match_their_presets() {
                 "{name}: figures untouched"
             );
         }
+    }
+}
+
+#[test]
+fn every_translation_file_is_listed_and_every_listed_preset_exists() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("presets/i18n/zh");
+    let on_disk: BTreeSet<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    let listed: BTreeSet<String> = guides::FILES.iter().map(|(n, _)| n.to_string()).collect();
+    assert_eq!(on_disk, listed, "presets/i18n/zh/*.json vs guides::FILES");
+    for name in &listed {
+        assert!(guides::zh(name).is_some(), "{name}: does not parse");
     }
 }
