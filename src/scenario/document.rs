@@ -52,7 +52,10 @@
 //! `config` (Flink's defaults, see `engine::config::KEYS`), no `edges`, no `events`.
 //! `version` is required. In events, `fail.subtask` defaults to 0 and
 //! `trigger_checkpoint` and `savepoint` take `{}` (or `true`), `stop_with_savepoint` takes
-//! `{"drain": bool}` (default false). A `null` value counts as omitted.
+//! `{"drain": bool}` (default false), `resubmit` takes `{"from": "latest" | "savepoint" |
+//! "checkpoint:N" | "savepoint:N", "parallelism": {op: n}, "partitioners": [{"from", "to",
+//! "partitioner"}], "config": {key: value}}` (every change optional; see
+//! `engine::resubmission`). A `null` value counts as omitted.
 
 use super::error::ScenarioError;
 use super::guide::{read_guide, Guide};
