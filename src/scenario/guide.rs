@@ -129,7 +129,8 @@ pub enum Metric {
     /// How far back a restore rewound: failure time minus the restored checkpoint's
     /// trigger time, in ms (the largest over failures).
     RewindMs,
-    /// Records lost for good (source retention), summed over failures.
+    /// Records lost for good (source retention, dropped channel state), summed over
+    /// failures and resubmissions.
     LostRecords,
     /// Checkpoints completed while recovered in-flight data was still being consumed
     /// (FLIP-547's checkpointing during recovery), summed over failures.
@@ -423,9 +424,14 @@ impl Expectation {
                     Some(f.at_ms - c.trigger_ms)
                 })
                 .reduce(f64::max),
-            Metric::LostRecords => {
-                Some(report.failures.iter().map(|f| f.lost_records).sum::<u64>() as f64)
-            }
+            Metric::LostRecords => Some(
+                (report.failures.iter().map(|f| f.lost_records).sum::<u64>()
+                    + report
+                        .resubmissions
+                        .iter()
+                        .map(|r| r.lost_records)
+                        .sum::<u64>()) as f64,
+            ),
             Metric::CheckpointsDuringRecovery => Some(
                 report
                     .failures
