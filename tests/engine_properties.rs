@@ -317,7 +317,7 @@ fn run_labelled(mode_name: &str, spec: JobSpec, every_step: bool) -> Result<Run,
 fn check(mode_name: &str, failing: &JobSpec, twice: bool) -> Result<Outcome, String> {
     let mut spec = failing.clone();
     spec.events
-        .retain(|e| !matches!(e.action, Action::Fail { .. } | Action::Resubmit(_)));
+        .retain(|e| !matches!(e.action, Action::Fail { .. }));
     let n_failures = failing.events.len() - spec.events.len();
     let base = run_labelled(mode_name, spec, false)?;
     if base.engine.status != JobStatus::Finished {
@@ -660,120 +660,6 @@ fn random_dags_with_failures_keep_their_guarantees() {
         "{} of {cases} cases failed; seeds {failures:?}",
         failures.len()
     );
-}
-
-/// Seed `seed`'s job with 1–2 random resubmissions (issue 15) instead of failures: each
-/// cancels the job and resubmits it with random new parallelisms (non-source operators
-/// whose edges are all-to-all; pointwise edges keep theirs, as Flink cannot rescale their
-/// in-flight data) from the latest retained checkpoint (aligned or unaligned, as the seed's
-/// mode has it) or, after a `stop_with_savepoint`, from that savepoint. Restoring an older
-/// snapshot than the last committed one repeats committed output in Flink too, so only
-/// these two are drawn.
-fn resubmission_case(seed: u64) -> Result<(&'static str, JobSpec, u32), String> {
-    use checkpoint_playground::engine::resubmission::Resubmit;
-    use checkpoint_playground::engine::retained::RestoreFrom;
-    use checkpoint_playground::engine::spec::Partitioner;
-    let (mode_name, _, mut spec) = draw(seed);
-    let mut g = Gen::new(seed ^ 0x15_0015);
-    spec.config
-        .set(
-            "execution.checkpointing.externalized-checkpoint-retention",
-            "RETAIN_ON_CANCELLATION",
-        )
-        .map_err(|e| e.to_string())?;
-    let mut base =
-        Engine::new(spec.clone()).map_err(|e| format!("{mode_name}: invalid spec: {e}"))?;
-    base.run_to_end();
-    let end = base.now;
-    let rescalable: Vec<usize> = (0..spec.operators.len())
-        .filter(|&o| {
-            let op = &spec.operators[o];
-            !matches!(op.kind, OperatorKind::Source(_))
-                && spec
-                    .edges
-                    .iter()
-                    .filter(|e| e.from == op.id || e.to == op.id)
-                    .all(|e| matches!(e.partitioner, Partitioner::Hash | Partitioner::Rebalance))
-        })
-        .collect();
-    let n = g.range(1, 3);
-    let mut savepoints = 0;
-    let mut at = 0;
-    for i in 0..n {
-        at = g.range(at + 1, (end * (i + 1) / (n + 1)).max(at + 2));
-        let mut r = Resubmit {
-            from: RestoreFrom::Latest,
-            parallelism: Default::default(),
-            partitioners: Vec::new(),
-            config: Default::default(),
-        };
-        for &o in &rescalable {
-            if g.below(2) == 0 {
-                r.parallelism
-                    .insert(spec.operators[o].id.clone(), g.range(1, 5) as u32);
-            }
-        }
-        if g.below(2) == 0 {
-            r.from = RestoreFrom::LatestSavepoint;
-            savepoints += 1;
-            spec.events.push(TimedAction {
-                at,
-                action: Action::StopWithSavepoint { drain: false },
-            });
-            at += 1_000_000;
-        }
-        spec.events.push(TimedAction {
-            at,
-            action: Action::Resubmit(Box::new(r)),
-        });
-    }
-    Ok((mode_name, spec, savepoints))
-}
-
-/// Random resubmissions with random parallelism changes from retained checkpoints and
-/// savepoints (issue 15 item 5), checked as failures are (`check`): every expected lineage
-/// exactly once (or the mode's guarantee), keyed state equal to the failure-free run's.
-#[test]
-fn random_resubmissions_keep_their_guarantees() {
-    let cases: u64 = std::env::var("CP_RESUBMIT_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(48);
-    let base: u64 = std::env::var("CP_PROPERTY_BASE")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1);
-    println!(
-        "resubmission seeds {base}..{} (CP_PROPERTY_BASE={base} CP_RESUBMIT_CASES={cases})",
-        base + cases
-    );
-    let (mut passed, mut skipped, mut failures, mut from_savepoints) = (0, 0, Vec::new(), 0);
-    for seed in base..base + cases {
-        let outcome = resubmission_case(seed).and_then(|(mode, spec, sp)| {
-            from_savepoints += sp;
-            check_caught(mode, &spec, false)
-        });
-        match outcome {
-            Ok(Outcome::Passed(_)) => passed += 1,
-            Ok(Outcome::Skipped(m)) => {
-                println!("seed {seed}: {m}");
-                skipped += 1;
-            }
-            Err(m) => {
-                println!("seed {seed}: FAILED {m}");
-                failures.push(seed);
-            }
-        }
-    }
-    println!(
-        "{cases} resubmission cases: {passed} passed, {skipped} skipped, {} failed {failures:?}; {from_savepoints} resubmissions from a savepoint",
-        failures.len()
-    );
-    assert!(
-        skipped * 5 <= cases,
-        "{skipped} of {cases} too slow to finish"
-    );
-    assert!(failures.is_empty(), "seeds {failures:?} failed");
 }
 
 #[test]
