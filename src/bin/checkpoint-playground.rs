@@ -77,6 +77,9 @@ RUN OPTIONS:
                          stop the job with a savepoint at AT (`flink stop`); the job ends
                          FINISHED once the synchronous savepoint completed
   --drain                with --stop-with-savepoint: `flink stop --drain`
+  --resubmit AT:JSON     cancel the job at AT and resubmit it changed, restored from a
+                         snapshot (repeatable; JSON as a scenario's resubmit event, e.g.
+                         '20s:{\"from\":\"latest\",\"parallelism\":{\"count\":3}}')
   --sink-output FILE     write every committed sink record, one JSON object a line
   --require-exactly-once exit 3, with one line per sink on stderr, when a sink broke its
                          guarantee: an exactly-once sink (two-phase commit or
@@ -229,6 +232,8 @@ struct RunOptions {
     savepoints: Vec<String>,
     stop_at: Option<String>,
     drain: bool,
+    /// `--resubmit AT:JSON` (repeatable): resubmit events appended to the scenario.
+    resubmits: Vec<String>,
     sink_output: Option<String>,
     compare: Option<String>,
     /// `remedies --checkpoint N`: the checkpoint whose effect is measured.
@@ -500,6 +505,7 @@ fn parse_run(args: &[String]) -> Result<RunOptions, ScenarioError> {
                 o.stop_at = Some(value("--stop-with-savepoint")?);
             }
             "--drain" => o.drain = true,
+            "--resubmit" => o.resubmits.push(value("--resubmit")?),
             "--sink-output" => o.sink_output = Some(value("--sink-output")?),
             "--compare" => o.compare = Some(value("--compare")?),
             "--checkpoint" => o.checkpoint = Some(value("--checkpoint")?),
@@ -569,6 +575,21 @@ fn load(o: &RunOptions) -> Result<Document, ScenarioError> {
         doc.events.push(scenario::EventDoc {
             at: at.clone(),
             action,
+        });
+    }
+    for r in &o.resubmits {
+        let flag = format!("--resubmit {r}");
+        let Some((at, json)) = r.split_once(':') else {
+            return Err(fail(
+                flag,
+                "expected AT:JSON, e.g. 20s:{\"from\":\"latest\"}",
+            ));
+        };
+        parse_duration(at).map_err(|m| fail(flag.clone(), m))?;
+        let resubmit = scenario::resubmit_from_json(json, &flag)?;
+        doc.events.push(scenario::EventDoc {
+            at: at.to_string(),
+            action: scenario::ActionDoc::Resubmit(resubmit),
         });
     }
     // An old scenario may set a key that is gone: it runs without it, and says so.

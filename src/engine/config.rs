@@ -175,6 +175,16 @@ pub struct EngineConfig {
     /// `playground.channel-state.writers-per-taskmanager`: channel-state writers are per
     /// TaskManager (Flink's behaviour); false groups the job's subtasks in deployment order.
     pub writers_per_task_manager: bool,
+    // ---- retained checkpoints and resubmission (`super::retained`) ----
+    /// `execution.checkpointing.externalized-checkpoint-retention`.
+    pub checkpoint_retention: super::retained::Retention,
+    /// `execution.checkpointing.num-retained`.
+    pub num_retained: u32,
+    /// `execution.state-recovery.claim-mode`.
+    pub claim_mode: super::retained::ClaimMode,
+    /// `pipeline.max-parallelism`; `None` (-1, Flink's default): derived per operator
+    /// (`KeyGroupRangeAssignment.computeDefaultMaxParallelism`).
+    pub max_parallelism: Option<u32>,
 }
 
 /// One documented configuration key.
@@ -218,6 +228,14 @@ pub const KEYS: &[ConfigKey] = &[
         doc: "Flink 2.3 (FLIP-547): restore an upstream's recovered output buffers on the downstream task, behind that channel's recovered input." },
     ConfigKey { key: "execution.checkpointing.unaligned.during-recovery.enabled", aliases: &[], default: "false",
         doc: "Flink 2.3 (FLIP-547): tasks switch to RUNNING before their recovered input is consumed, so checkpoints run during recovery; requires recover-output-on-downstream." },
+    ConfigKey { key: "execution.checkpointing.externalized-checkpoint-retention", aliases: &[], default: "NO_EXTERNALIZED_CHECKPOINTS",
+        doc: "What happens to the job's retained checkpoints when it is cancelled (ExternalizedCheckpointRetention): NO_EXTERNALIZED_CHECKPOINTS (Flink 2.x default) and DELETE_ON_CANCELLATION discard them, RETAIN_ON_CANCELLATION keeps them for a resubmission. Savepoints always stay." },
+    ConfigKey { key: "execution.checkpointing.num-retained", aliases: &["state.checkpoints.num-retained"], default: "1",
+        doc: "How many completed checkpoints the job keeps (the newest ones); a resubmission can restore any of them." },
+    ConfigKey { key: "execution.state-recovery.claim-mode", aliases: &["execution.savepoint-restore-mode"], default: "NO_CLAIM",
+        doc: "How a resubmitted job owns the snapshot it restores (RecoveryClaimMode): CLAIM (the new job owns it and discards it once subsumed) or NO_CLAIM (Flink's default: the snapshot stays the user's)." },
+    ConfigKey { key: "pipeline.max-parallelism", aliases: &[], default: "-1",
+        doc: "Number of key groups of keyed state (an upper bound of the parallelism); -1: derived per operator (KeyGroupRangeAssignment.computeDefaultMaxParallelism: 1.5 x parallelism rounded up to a power of two, 128 to 32768). A restore needs the same value as the snapshot's unless it was derived." },
     ConfigKey { key: "taskmanager.memory.segment-size", aliases: &[], default: "32kb",
         doc: "Size of one network buffer (Flink's default, TaskManagerOptions.MEMORY_SEGMENT_SIZE). Presets that want buffers visible pin 4kb; version-1 scenarios ran with 4kb." },
     ConfigKey { key: "taskmanager.memory.min-segment-size", aliases: &[], default: "256b",
@@ -395,6 +413,10 @@ impl Default for EngineConfig {
             local_channels: true,
             writers_per_task_manager: true,
             serializer_version: 1,
+            checkpoint_retention: super::retained::Retention::NoExternalizedCheckpoints,
+            num_retained: 1,
+            claim_mode: super::retained::ClaimMode::NoClaim,
+            max_parallelism: None,
         };
         for k in KEYS {
             // The table's own defaults, checked by `defaults_follow_the_table`.
@@ -509,6 +531,19 @@ impl EngineConfig {
             }
             "execution.checkpointing.unaligned.recover-output-on-downstream.enabled" => {
                 self.unaligned_recover_output_on_downstream = boolean()?
+            }
+            "execution.checkpointing.externalized-checkpoint-retention" => {
+                self.checkpoint_retention = super::retained::Retention::parse(v).map_err(err)?
+            }
+            "execution.checkpointing.num-retained" => self.num_retained = count(1, 100)?,
+            "execution.state-recovery.claim-mode" => {
+                self.claim_mode = super::retained::ClaimMode::parse(v).map_err(err)?
+            }
+            "pipeline.max-parallelism" => {
+                self.max_parallelism = match v.trim() {
+                    "-1" => None,
+                    _ => Some(count(1, super::record::UPPER_BOUND_MAX_PARALLELISM as u64)?),
+                }
             }
             "execution.checkpointing.unaligned.during-recovery.enabled" => {
                 self.unaligned_during_recovery = boolean()?

@@ -176,7 +176,11 @@ pub struct CompletedCheckpoint {
     pub state_bytes: BTreeMap<usize, u64>,
     pub input_state: BTreeMap<ChannelKey, Vec<Record>>,
     pub output_state: BTreeMap<ChannelKey, Vec<Record>>,
-    pub topology_version: u32,
+    /// Per spec operator: its parallelism and max parallelism (key groups) when taken
+    /// (Flink's `OperatorState.getParallelism` / `getMaxParallelism`).
+    pub parallelism: Vec<u32>,
+    pub max_parallelism: Vec<u32>,
+    /// The record serializer the in-flight data was written with.
     pub serializer_version: u32,
     /// `Some` for a savepoint.
     pub savepoint: Option<SavepointKind>,
@@ -222,7 +226,8 @@ pub struct PlanTask {
 pub struct TriggerContext {
     pub tasks: Vec<PlanTask>,
     pub finished_states: BTreeMap<usize, TaskState>,
-    pub topology_version: u32,
+    pub parallelism: Vec<u32>,
+    pub max_parallelism: Vec<u32>,
     pub serializer_version: u32,
 }
 
@@ -566,6 +571,8 @@ pub fn external_path(seed: u64, id: u64, savepoint: bool) -> String {
 #[derive(Clone, Debug, Default)]
 pub struct Coordinator {
     pub history: Vec<CheckpointStats>,
+    /// Ids before the running job's history (taken by jobs before a resubmission).
+    pub history_base: u64,
     pub pending: BTreeSet<u64>,
     pub(crate) pending_data: BTreeMap<u64, CompletedCheckpoint>,
     pub latest: Option<CompletedCheckpoint>,
@@ -592,10 +599,19 @@ impl Coordinator {
     }
 
     pub fn stats(&self, id: u64) -> Option<&CheckpointStats> {
-        self.history.get((id as usize).checked_sub(1)?)
+        let i = (id as usize).checked_sub(1 + self.history_base as usize)?;
+        self.history.get(i)
     }
     fn stats_mut(&mut self, id: u64) -> Option<&mut CheckpointStats> {
-        self.history.get_mut((id as usize).checked_sub(1)?)
+        let i = (id as usize).checked_sub(1 + self.history_base as usize)?;
+        self.history.get_mut(i)
+    }
+
+    /// A new job (a resubmission) starts its own history; the ids go on from here.
+    pub fn new_history(&mut self) {
+        self.history_base = self.next_id;
+        self.history.clear();
+        self.latest = None;
     }
 
     /// The job (re)entered RUNNING: start the periodic trigger (Flink's
@@ -772,7 +788,8 @@ impl Coordinator {
             state_bytes: BTreeMap::new(),
             input_state: BTreeMap::new(),
             output_state: BTreeMap::new(),
-            topology_version: ctx.topology_version,
+            parallelism: ctx.parallelism,
+            max_parallelism: ctx.max_parallelism,
             serializer_version: ctx.serializer_version,
             savepoint,
         };

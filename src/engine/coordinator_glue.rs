@@ -39,6 +39,10 @@ impl Engine {
                 Command::Completed { id } => {
                     self.checkpoint_completed(id);
                     self.lifecycle_completed(id);
+                    if let Some(cp) = self.coordinator.latest.as_ref().filter(|c| c.id == id) {
+                        let cp = cp.clone();
+                        self.retained.completed(cp, self.config.num_retained);
+                    }
                 }
                 Command::Aborted { id } => {
                     for t in 0..self.tasks.len() {
@@ -86,7 +90,8 @@ impl Engine {
         TriggerContext {
             tasks,
             finished_states,
-            topology_version: self.topology_version,
+            parallelism: self.operators.iter().map(|o| o.parallelism).collect(),
+            max_parallelism: self.operators.iter().map(|o| o.max_parallelism).collect(),
             serializer_version: self.serializer_version,
         }
     }

@@ -11,7 +11,9 @@
 //! graph), [`record`] (records and lineage), [`network`] (buffers, channels, pools, credits
 //! as data) with `flow` (flow-control operations), [`task`] and `task_loop` (the mailbox
 //! task), [`barrier_handler`] with `checkpointed_input` (its glue), [`checkpoint`] (subtask side), [`channel_state`] (writers and
-//! storage), [`coordinator`], [`lifecycle`] (savepoints, stop-with-savepoint), [`recovery`] with
+//! storage), [`coordinator`], [`lifecycle`] (savepoints, stop-with-savepoint), [`retained`] (retained checkpoints, claim
+//! mode), [`resubmission`] (a changed job restored from a snapshot) with [`state_assignment`]
+//! (Flink's `StateAssignmentOperation`), [`recovery`] with
 //! [`region_failover`] (restarting one pipelined region), [`sinks`] (external systems and the
 //! exactly-once verdict), [`loss`] (which failure lost a missing record), [`log`], `stats` and [`report`],
 //! [`diagnosis`] (why a checkpoint was slow: critical path, bottleneck, Flink's metrics);
@@ -44,10 +46,13 @@ pub mod recovery;
 pub mod region_failover;
 pub mod report;
 pub mod restart_strategy;
+pub mod resubmission;
+pub mod retained;
 pub mod rng;
 pub mod runtime;
 pub mod sinks;
 pub mod spec;
+pub mod state_assignment;
 mod stats;
 pub mod task;
 mod task_loop;

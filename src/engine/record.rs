@@ -87,12 +87,42 @@ pub fn source_value(seed: u64, source: u16, subtask: u16, offset: u64) -> i64 {
     (h % 100) as i64 + 1
 }
 
-/// Flink's key-group assignment: key group = hash % max parallelism (128), then the
-/// operator index = key group * parallelism / max parallelism.
-pub fn key_group_target(key: u64, parallelism: u32) -> u32 {
-    const MAX_PARALLELISM: u64 = 128;
-    let group = mix(key.wrapping_add(0x51_7CC1_B727_220A)) % MAX_PARALLELISM;
-    (group * parallelism as u64 / MAX_PARALLELISM) as u32
+/// Flink's `KeyGroupRangeAssignment.UPPER_BOUND_MAX_PARALLELISM` (2^15).
+pub const UPPER_BOUND_MAX_PARALLELISM: u32 = 1 << 15;
+/// Flink's `KeyGroupRangeAssignment.DEFAULT_LOWER_BOUND_MAX_PARALLELISM` (2^7).
+pub const DEFAULT_LOWER_BOUND_MAX_PARALLELISM: u32 = 1 << 7;
+
+/// `KeyGroupRangeAssignment.computeDefaultMaxParallelism`: 1.5 × the operator's parallelism
+/// rounded up to a power of two, at least 128, at most 32768.
+pub fn default_max_parallelism(parallelism: u32) -> u32 {
+    let p = parallelism as u64;
+    let wanted = (p + p / 2).max(1).next_power_of_two();
+    wanted.clamp(
+        DEFAULT_LOWER_BOUND_MAX_PARALLELISM as u64,
+        UPPER_BOUND_MAX_PARALLELISM as u64,
+    ) as u32
+}
+
+/// The key group of `key` (`KeyGroupRangeAssignment.assignToKeyGroup`: a hash of the key
+/// modulo the max parallelism; the playground's hash is [`mix`], not murmur).
+pub fn key_group(key: u64, max_parallelism: u32) -> u32 {
+    (mix(key.wrapping_add(0x51_7CC1_B727_220A)) % max_parallelism.max(1) as u64) as u32
+}
+
+/// `KeyGroupRangeAssignment.computeOperatorIndexForKeyGroup`: key group × parallelism /
+/// max parallelism.
+pub fn operator_index_for_key_group(group: u32, parallelism: u32, max_parallelism: u32) -> u32 {
+    (group as u64 * parallelism as u64 / max_parallelism.max(1) as u64) as u32
+}
+
+/// Flink's key-group assignment: the subtask of `parallelism` that owns `key`'s key group
+/// (`KeyGroupRangeAssignment.assignKeyToParallelOperator`).
+pub fn key_group_target(key: u64, parallelism: u32, max_parallelism: u32) -> u32 {
+    operator_index_for_key_group(
+        key_group(key, max_parallelism),
+        parallelism,
+        max_parallelism,
+    )
 }
 
 #[cfg(test)]
@@ -117,8 +147,17 @@ mod tests {
     fn key_groups_cover_all_subtasks() {
         let mut seen = [false; 4];
         for k in 0..1000 {
-            seen[key_group_target(k, 4) as usize] = true;
+            seen[key_group_target(k, 4, 128) as usize] = true;
         }
         assert!(seen.iter().all(|s| *s));
+    }
+
+    #[test]
+    fn default_max_parallelism_follows_flink() {
+        assert_eq!(default_max_parallelism(1), 128);
+        assert_eq!(default_max_parallelism(85), 128);
+        assert_eq!(default_max_parallelism(86), 256);
+        assert_eq!(default_max_parallelism(1000), 2048);
+        assert_eq!(default_max_parallelism(30_000), 32_768);
     }
 }

@@ -17,8 +17,10 @@
 //! it reads its state back from checkpoint storage and consumes its recovered input (see
 //! `begin_restores`), and the coordinator triggers no checkpoint until all are RUNNING.
 //!
-//! A checkpoint that holds in-flight data cannot be restored when the topology or the
-//! record serializer changed since it was taken; the restore is refused and the job fails.
+//! A failover restarts the job as it runs: nothing of it can change, so nothing is checked
+//! (a changed job is a resubmission, [`super::resubmission`]). The restored in-flight data
+//! is read by the job's serializer; bytes an older serializer wrote (a resubmitted job that
+//! restored them) fail the task that reads them again, every time.
 //! When `execution.checkpointing.recover-without-channel-state.checkpoint-id` names the
 //! restored checkpoint, its in-flight data is dropped (and counted as lost) whatever else
 //! is true of it, as Flink's `CheckpointCoordinator.extractOperatorStates` does.
@@ -56,8 +58,8 @@ impl Engine {
         }
     }
 
-    /// Fails the running job over as a whole (`full`, a global failure, a region that is
-    /// the whole job, or a pending topology change): cancel every task, abort checkpoints,
+    /// Fails the running job over as a whole (`full`, a global failure, or a region that is
+    /// the whole job): cancel every task, abort checkpoints,
     /// restart later.
     pub(crate) fn failover(&mut self, task: Option<usize>, reason: String) {
         if self.status != JobStatus::Running {
@@ -153,14 +155,6 @@ impl Engine {
         if self.status != JobStatus::Restarting {
             return;
         }
-        let topology_changed = self
-            .edges
-            .iter()
-            .zip(&self.next_partitioners)
-            .any(|(e, p)| e.partitioner != *p);
-        if topology_changed {
-            self.topology_version += 1;
-        }
         self.deploy();
         self.restores.clear();
         self.status = JobStatus::Running;
@@ -173,19 +167,6 @@ impl Engine {
         let mut lost = 0u64;
         let restored_id = latest.as_ref().map(|c| c.id);
         if let Some(cp) = latest {
-            let has_inflight = cp.inflight_records() > 0;
-            let mut problem = None;
-            if cp.topology_version != self.topology_version {
-                problem = Some(format!(
-                    "the job's topology changed since checkpoint {} (an edge's partitioner differs), so its in-flight data cannot be assigned to the new channels",
-                    cp.id
-                ));
-            } else if cp.serializer_version != self.serializer_version {
-                problem = Some(format!(
-                    "the record serializer changed (version {} -> {}): the in-flight data of checkpoint {} was written with the old serializer and cannot be read",
-                    cp.serializer_version, self.serializer_version, cp.id
-                ));
-            }
             // `CheckpointCoordinator.extractOperatorStates`: when the restored checkpoint has
             // the id of `recover-without-channel-state.checkpoint-id`, every operator state is
             // restored `copyAndDiscardInFlightData` — whether or not anything is wrong with it.
@@ -196,24 +177,18 @@ impl Engine {
                     self.now,
                     LogKind::Recovery,
                     format!(
-                        "restoring checkpoint {} WITHOUT its in-flight data ({} records dropped){}",
+                        "restoring checkpoint {} WITHOUT its in-flight data ({} records dropped)",
                         cp.id,
                         cp.inflight_records(),
-                        problem.as_ref().map_or(String::new(), |p| format!(": {p}"))
                     ),
                 );
-            } else if let (Some(problem), true) = (&problem, has_inflight) {
-                let msg = format!("cannot restore unaligned checkpoint {}: {problem}", cp.id);
-                if let Some(f) = self.failures.last_mut() {
-                    f.restored_checkpoint = Some(cp.id);
-                    f.restore_error = Some(msg.clone());
-                }
-                for t in 0..self.tasks.len() {
-                    self.tasks[t].status = TaskStatus::Canceled;
-                }
-                self.fail_job_for_good(msg);
-                return;
             }
+            // The restored bytes are read by the running job's serializer (a failover
+            // restarts the same job; see `super::resubmission`).
+            self.stale_serializer = (!drop_inflight
+                && cp.inflight_records() > 0
+                && cp.serializer_version != self.serializer_version)
+                .then_some(cp.serializer_version);
             // Operator state.
             let all: Vec<usize> = (0..self.tasks.len()).collect();
             let (offsets, rewound) = self.restore_operator_states(&cp, &all);
@@ -447,6 +422,20 @@ impl Engine {
     fn deliver_recovered(&mut self, c: usize, b: Buffer) {
         self.channels[c].received.push_back(Item::Data(b));
         self.notify_data(c);
+    }
+
+    /// Task `t` polled a recovered buffer: with a stale serializer
+    /// ([`Engine::stale_serializer`]) its deserializer fails on the bytes
+    /// (`SpillingAdaptiveSpanningRecordDeserializer`), and the task fails at this instant.
+    pub(crate) fn recovered_buffer_polled(&mut self, t: usize) {
+        if let Some(old) = self.stale_serializer {
+            let now = self.now;
+            let text = format!(
+                "java.io.IOException: Serializer consumed more bytes than the record had. This indicates broken serialization. (in-flight data restored from a snapshot written with serializer version {old}, read by version {})",
+                self.serializer_version
+            );
+            self.schedule(now, Ev::ReadFailure(t, text));
+        }
     }
 
     /// The task consumed a recovered input buffer of channel `c`: its buffer takes spilled

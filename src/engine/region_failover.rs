@@ -25,11 +25,10 @@
 //!   the old job attempt and is dropped.
 //!
 //! Simplified, and why:
-//! - A region that is the whole job, or a failure while a topology change (partitioner) or
-//!   a new serializer waits for the next restart, restarts through the whole-job path
+//! - A region that is the whole job restarts through the whole-job path
 //!   ([`super::recovery`]), which stops and restarts the periodic trigger and aborts pending
 //!   checkpoints at the failure; so a job of one region runs as it did before regions
-//!   existed. A changed topology is a new submission in Flink, so it needs the whole job.
+//!   existed. A changed topology is a new submission ([`super::resubmission`]).
 //! - A region's redeployment reads the buffer settings in effect (a live change of the
 //!   buffer counts reaches a restarted region's channels before the others'); slots are
 //!   not re-allocated (the same slots are reused, as Flink does with the previous
@@ -63,18 +62,10 @@ impl Engine {
     /// The runtime tasks a failure of task `t` restarts on its own, or `None` when the
     /// whole job restarts (see the module doc).
     pub(crate) fn region_to_restart(&self, t: usize) -> Option<Vec<usize>> {
-        if self.config.failover_full
-            || self
-                .edges
-                .iter()
-                .zip(&self.next_partitioners)
-                .any(|(e, p)| e.partitioner != *p)
-            || self.config.serializer_version != self.serializer_version
-        {
+        if self.config.failover_full {
             return None;
         }
-        let mut spec = self.spec.clone();
-        spec.events.clear();
+        let mut spec = self.job.clone();
         for (e, live) in spec.edges.iter_mut().zip(&self.edges) {
             e.partitioner = live.partitioner;
         }
@@ -304,7 +295,7 @@ impl Engine {
     /// gates for every channel of theirs — a region shares none with another region.
     fn deploy_region(&mut self, tasks: &[usize]) {
         let partitioners: Vec<Partitioner> = self.edges.iter().map(|e| e.partitioner).collect();
-        let mut g = super::graph::build(&self.spec, &partitioners, &self.layout, &self.config);
+        let mut g = super::graph::build(&self.job, &partitioners, &self.layout, &self.config);
         self.region_deploys += 1;
         // As `deploy`: the rebalance/rescale partitioners start at a random channel, one
         // seeded stream per redeployment.

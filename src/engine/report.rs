@@ -20,6 +20,8 @@ pub struct Report {
     /// as failed checkpoints without a history entry.
     pub trigger_failures: u64,
     pub failures: Vec<FailureReport>,
+    /// Resubmissions of a changed job (`resubmit` events), in order.
+    pub resubmissions: Vec<ResubmissionReport>,
     pub sinks: Vec<SinkReport>,
     pub operators: Vec<OperatorReport>,
     /// Per running subtask (task order): its input channels by kind.
@@ -125,6 +127,28 @@ pub struct SubtaskCheckpointReport {
     pub persisted_inflight_bytes: u64,
 }
 
+/// One resubmission of a changed job from a retained checkpoint or savepoint.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ResubmissionReport {
+    pub at_ms: f64,
+    /// The `from` of the event (`latest`, `savepoint`, `checkpoint:N`, `savepoint:N`).
+    pub from: String,
+    /// The snapshot restored (`None`: none was found).
+    pub restored_checkpoint: Option<u64>,
+    /// The restored snapshot is a savepoint.
+    pub savepoint: bool,
+    /// In-flight records of the snapshot assigned to the new job's channels.
+    pub recovered_inflight_records: u64,
+    /// Of those, the records that moved to another channel (rescaling).
+    pub moved_inflight_records: u64,
+    /// Sink records lost because the in-flight data was dropped
+    /// (`recover-without-channel-state.checkpoint-id`).
+    pub lost_records: u64,
+    /// Why the new job failed to start, in Flink's words (`None`: it started).
+    pub restore_error: Option<String>,
+}
+
+/// One failure of the job and its recovery.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct FailureReport {
     pub at_ms: f64,

@@ -60,6 +60,8 @@ pub(crate) enum Ev {
     StateRestored(usize),
     /// Task `t`'s channel-state reader finished reading one recovered input buffer.
     ChannelStateRead(usize),
+    /// Task `t` failed to deserialize recovered in-flight data (see `recovery`).
+    ReadFailure(usize, String),
     Sample,
 }
 
@@ -81,6 +83,9 @@ pub struct OperatorRuntime {
     pub cost: Micros,
     pub rate: f64,
     pub tasks: Vec<usize>,
+    /// Key groups of its keyed state (`pipeline.max-parallelism` or derived from the
+    /// parallelism; a restore may take over the snapshot's, see `state_assignment`).
+    pub max_parallelism: u32,
 }
 
 /// A periodic sample for charts: cumulative counters at a virtual time.
@@ -119,13 +124,28 @@ pub struct Engine {
     /// The plan's chains as the runtime's tasks.
     pub layout: Layout,
     pub edges: Vec<EdgeRuntime>,
-    /// Partitioners that take effect at the next restart (topology changes).
+    /// The partitioners of the running job's edges (changed only by a resubmission).
     pub next_partitioners: Vec<Partitioner>,
+    /// Edge partitioners a `set_partitioner` asked for: the next resubmission uses them.
+    pub pending_partitioners: Vec<Partitioner>,
     /// The record serializer of the running job: `playground.serializer.version` as it was
-    /// at the last deployment (a new serializer needs a restart, like new job code).
+    /// when the job was submitted (new job code needs a resubmission).
     pub serializer_version: u32,
-    /// Bumped when the running topology differs from the one before (restore checks).
-    pub topology_version: u32,
+    /// The job that runs: the scenario's job (without events), changed by resubmissions
+    /// ([`super::resubmission`]); what is deployed is built from it.
+    pub job: JobSpec,
+    /// Retained checkpoints (see [`super::retained`]).
+    pub retained: super::retained::RetainedCheckpoints,
+    /// Resubmissions so far (the report's `resubmissions`).
+    pub resubmissions: Vec<super::report::ResubmissionReport>,
+    /// The checkpoint history of jobs before the last resubmission, as reported.
+    pub previous_checkpoints: Vec<super::report::CheckpointReport>,
+    /// The restored snapshot's in-flight data was written by this other serializer: the
+    /// running job's tasks fail when they read it ([`super::resubmission`]).
+    pub(crate) stale_serializer: Option<u32>,
+    /// Resubmit actions scheduled and not yet performed: a FINISHED or FAILED job still
+    /// runs on to them (a new job is submitted then).
+    pub(crate) resubmits_ahead: u32,
     pub tasks: Vec<Task>,
     pub channels: Vec<Channel>,
     pub partitions: Vec<Partition>,
@@ -202,8 +222,14 @@ impl Engine {
                     _ => 0.0,
                 },
                 tasks: Vec::new(),
+                max_parallelism: spec
+                    .config
+                    .max_parallelism
+                    .unwrap_or_else(|| super::record::default_max_parallelism(o.parallelism)),
             })
             .collect();
+        let mut job = spec.clone();
+        job.events.clear();
         let mut timeline = spec.events.clone();
         timeline.sort_by_key(|e| e.at);
         let external = spec
@@ -225,9 +251,15 @@ impl Engine {
             plan,
             layout,
             edges: Vec::new(),
+            pending_partitioners: partitioners.clone(),
             next_partitioners: partitioners,
-            topology_version: 0,
-            serializer_version: 0,
+            serializer_version: spec.config.serializer_version,
+            job,
+            retained: Default::default(),
+            resubmissions: Vec::new(),
+            previous_checkpoints: Vec::new(),
+            stale_serializer: None,
+            resubmits_ahead: 0,
             tasks: Vec::new(),
             channels: Vec::new(),
             partitions: Vec::new(),
@@ -265,7 +297,7 @@ impl Engine {
         engine.deploy();
         for i in 0..engine.timeline.len() {
             let at = engine.timeline[i].at;
-            engine.schedule_class(at, 1, Ev::Action(i));
+            engine.schedule_action(at, i);
         }
         engine.schedule(0, Ev::Sample);
         engine.coordinator_start();
@@ -274,10 +306,9 @@ impl Engine {
 
     /// Builds the execution graph and fresh tasks for a new job attempt.
     pub(crate) fn deploy(&mut self) {
-        self.serializer_version = self.config.serializer_version;
         self.replan();
         let mut g = graph::build(
-            &self.spec,
+            &self.job,
             &self.next_partitioners,
             &self.layout,
             &self.config,
@@ -289,7 +320,7 @@ impl Engine {
             p.next_channel = rng.below(p.channels.len().max(1) as u64) as usize;
         }
         let mut tasks = self.fresh_tasks(&g);
-        self.paths = graph::sink_paths(&self.spec, &g.edges);
+        self.paths = graph::sink_paths(&self.job, &g.edges);
         self.edges = g.edges;
         self.channels = g.channels;
         self.partitions = g.partitions;
@@ -355,7 +386,7 @@ impl Engine {
                 operator: op,
                 vertex,
                 index,
-                name: self.layout.subtask_name(&self.spec, vertex, index),
+                name: self.layout.subtask_name(&self.job, vertex, index),
                 is_source,
                 legacy_source: legacy,
                 inputs: g.task_inputs[id].clone(),
@@ -394,8 +425,7 @@ impl Engine {
         if self.plan_partitioners() == self.next_partitioners {
             return;
         }
-        let mut deployed = self.spec.clone();
-        deployed.events.clear();
+        let mut deployed = self.job.clone();
         for (e, p) in deployed.edges.iter_mut().zip(&self.next_partitioners) {
             e.partitioner = *p;
         }
@@ -408,7 +438,7 @@ impl Engine {
 
     /// The partitioners of the spec edges the current plan was built with.
     fn plan_partitioners(&self) -> Vec<Partitioner> {
-        let mut out: Vec<Partitioner> = self.spec.edges.iter().map(|e| e.partitioner).collect();
+        let mut out: Vec<Partitioner> = self.job.edges.iter().map(|e| e.partitioner).collect();
         for e in &self.plan.edges {
             if let Some(i) = e.spec_edge {
                 out[i] = e.partitioner;
@@ -469,6 +499,14 @@ impl Engine {
         self.schedule_class(at, 0, ev)
     }
 
+    /// Schedules timeline action `i` (user actions sort after everything else at `at`).
+    fn schedule_action(&mut self, at: Micros, i: usize) {
+        if matches!(self.timeline[i].action, Action::Resubmit(_)) {
+            self.resubmits_ahead += 1;
+        }
+        self.schedule_class(at, 1, Ev::Action(i));
+    }
+
     fn schedule_class(&mut self, at: Micros, class: u8, ev: Ev) {
         self.seq += 1;
         let epoch = self.epoch;
@@ -489,6 +527,7 @@ impl Engine {
             | Ev::Decline(t, _, _)
             | Ev::StateWritten(t, _)
             | Ev::StateRestored(t)
+            | Ev::ReadFailure(t, _)
             | Ev::ChannelStateRead(t) => !tasks.contains(t),
             Ev::Arrive(c)
             | Ev::Credit(c, _, _)
@@ -522,7 +561,8 @@ impl Engine {
     /// The run is over: the duration is reached, the job finished, or it failed for good.
     pub fn is_done(&self) -> bool {
         self.now >= self.spec.duration
-            || matches!(self.status, JobStatus::Finished | JobStatus::Failed)
+            || (matches!(self.status, JobStatus::Finished | JobStatus::Failed)
+                && self.resubmits_ahead == 0)
     }
 
     /// Runs the next event; false when the run is over.
@@ -659,6 +699,11 @@ impl Engine {
         let keep = self.scenario_events + self.recorded_done;
         let dropped = self.spec.events.len() - keep;
         if dropped > 0 {
+            let resubmits = self.timeline[keep..]
+                .iter()
+                .filter(|a| matches!(a.action, Action::Resubmit(_)))
+                .count() as u32;
+            self.resubmits_ahead = self.resubmits_ahead.saturating_sub(resubmits);
             self.spec.events.truncate(keep);
             self.timeline.truncate(keep);
             self.queue
@@ -692,7 +737,7 @@ impl Engine {
             self.spec.events.push(a.clone());
             self.timeline.push(a.clone());
             let i = self.timeline.len() - 1;
-            self.schedule_class(a.at, 1, Ev::Action(i));
+            self.schedule_action(a.at, i);
         }
         Ok(())
     }
@@ -746,12 +791,16 @@ impl Engine {
                     self.recorded_done += 1;
                 }
                 let action = self.timeline[i].action.clone();
+                if matches!(action, Action::Resubmit(_)) {
+                    self.resubmits_ahead = self.resubmits_ahead.saturating_sub(1);
+                }
                 self.perform(&action);
             }
             Ev::Restart => self.restart(),
             Ev::RestartRegion(f) => self.restart_region(f),
             Ev::StateRestored(t) => self.state_restored(t),
             Ev::ChannelStateRead(t) => self.channel_state_read(t),
+            Ev::ReadFailure(t, reason) => self.fail_task(t, reason),
             Ev::Sample => {
                 self.take_sample();
                 self.schedule(self.now + SAMPLE_PERIOD, Ev::Sample);
@@ -797,6 +846,30 @@ impl Engine {
             }
             Action::Savepoint => self.request_savepoint(),
             Action::StopWithSavepoint { drain } => self.stop_with_savepoint(*drain),
+            Action::Resubmit(r) => {
+                // A `set_partitioner` waiting for the next submission joins this one.
+                let mut r = (**r).clone();
+                for (e, (p, now)) in self.job.edges.iter().zip(
+                    self.pending_partitioners
+                        .iter()
+                        .zip(&self.next_partitioners),
+                ) {
+                    if p != now
+                        && !r
+                            .partitioners
+                            .iter()
+                            .any(|c| c.from == e.from && c.to == e.to)
+                    {
+                        r.partitioners.push(super::resubmission::EdgeChange {
+                            from: e.from.clone(),
+                            to: e.to.clone(),
+                            partitioner: *p,
+                        });
+                    }
+                }
+                self.resubmit(&r);
+                self.pending_partitioners = self.next_partitioners.clone();
+            }
             Action::SetConfig { key, value } => {
                 // Validated with the spec; an invalid change is never half-applied.
                 if super::config::removed_key(key).is_some() {
@@ -820,10 +893,10 @@ impl Engine {
                     .iter()
                     .position(|e| &e.from == from && &e.to == to)
                 {
-                    if self.next_partitioners[i] != *partitioner {
-                        self.next_partitioners[i] = *partitioner;
+                    if self.pending_partitioners[i] != *partitioner {
+                        self.pending_partitioners[i] = *partitioner;
                         let text = format!(
-                            "edge {from} -> {to} will use {} after the next restart (topology change)",
+                            "edge {from} -> {to} will use {} when the job is resubmitted (a failover restarts the job as it runs)",
                             partitioner.name()
                         );
                         self.log.push(self.now, LogKind::User, text);
@@ -915,10 +988,15 @@ impl Engine {
     /// The checkpoint history as the report shows it, without the sinks' and operators'
     /// sections (cheap enough to call every frame).
     pub fn checkpoint_reports(&self) -> Vec<super::report::CheckpointReport> {
-        self.coordinator
+        let current = self
+            .coordinator
             .history
             .iter()
-            .map(|s| super::stats::checkpoint_report(self, s))
+            .map(|s| super::stats::checkpoint_report(self, s));
+        self.previous_checkpoints
+            .iter()
+            .cloned()
+            .chain(current)
             .collect()
     }
 

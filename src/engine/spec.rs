@@ -282,8 +282,11 @@ pub enum Action {
         key: String,
         value: String,
     },
-    /// Changes an edge's partitioner; takes effect when the job next restarts (a
-    /// topology change between a checkpoint and its restore).
+    /// Cancel the job and submit it changed, restored from a retained checkpoint or a
+    /// savepoint (see `super::resubmission`).
+    Resubmit(Box<super::resubmission::Resubmit>),
+    /// Changes an edge's partitioner for the next resubmission (a failover restarts the
+    /// job as it runs; a changed job is a new submission).
     SetPartitioner {
         from: String,
         to: String,
@@ -608,6 +611,11 @@ impl JobSpec {
                 Action::TriggerCheckpoint
                 | Action::Savepoint
                 | Action::StopWithSavepoint { .. } => {}
+                Action::Resubmit(r) => {
+                    if let Err(e) = r.changed_job(self) {
+                        fail(format!("{p}.resubmit.{}", e.path), e.message);
+                    }
+                }
                 Action::SetConfig { key, .. } => {
                     if let Some(message) = super::physical_plan::submission_key_change(key) {
                         fail(format!("{p}.set_config.key"), message);

@@ -84,16 +84,25 @@ pub fn checkpoint_report(engine: &Engine, s: &CheckpointStats) -> CheckpointRepo
     }
 }
 
+/// A checkpoint's report with its diagnosis.
+pub fn diagnosed_report(engine: &Engine, s: &CheckpointStats) -> CheckpointReport {
+    let mut r = checkpoint_report(engine, s);
+    r.diagnosis = Some(super::diagnosis::critical_path::diagnose(engine, s, &r));
+    r
+}
+
 pub fn build_report(engine: &Engine) -> Report {
     let checkpoints = engine
-        .coordinator
-        .history
+        .previous_checkpoints
         .iter()
-        .map(|s| {
-            let mut r = checkpoint_report(engine, s);
-            r.diagnosis = Some(super::diagnosis::critical_path::diagnose(engine, s, &r));
-            r
-        })
+        .cloned()
+        .chain(
+            engine
+                .coordinator
+                .history
+                .iter()
+                .map(|s| diagnosed_report(engine, s)),
+        )
         .collect::<Vec<_>>();
     let summary = super::diagnosis::summary::checkpoint_summary(&checkpoints);
     let metrics = super::diagnosis::metrics::subtask_metrics(engine);
@@ -184,6 +193,7 @@ pub fn build_report(engine: &Engine) -> Report {
         checkpoints,
         trigger_failures: engine.coordinator.failed_without_id,
         failures: engine.failures.clone(),
+        resubmissions: engine.resubmissions.clone(),
         sinks,
         operators,
         input_channels: engine

@@ -230,6 +230,9 @@ impl Engine {
                     // `CheckpointedInputGate.pollNext` → `addProcessedBytes`.
                     self.tasks[t].handler.add_processed_bytes(b.bytes as u64);
                     self.tasks[t].current_recovered = b.replayed_input;
+                    if b.recovered && self.stale_serializer.is_some() {
+                        self.recovered_buffer_polled(t);
+                    }
                     self.tasks[t].current = Some((c, VecDeque::from(b.records)));
                 }
                 Item::Event { event, .. } => return Some(Input::Event(c, event)),
@@ -263,7 +266,8 @@ impl Engine {
             }
             Partitioner::Hash => {
                 let n = channels.len() as u32;
-                let c = channels[key_group_target(record.key, n) as usize];
+                let max = self.operators[self.edges[edge].to_op].max_parallelism;
+                let c = channels[key_group_target(record.key, n, max) as usize];
                 push(&mut self.tasks[t], c, record);
             }
             Partitioner::Broadcast => {

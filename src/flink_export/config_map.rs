@@ -69,7 +69,11 @@ fn mapping(key: &str) -> Option<Mapping> {
         | "restart-strategy.exponential-delay.attempts-before-reset-backoff"
         | "pipeline.operator-chaining.enabled"
         | "taskmanager.load-balance.mode"
-        | "jobmanager.execution.failover-strategy" => Key(key_static(key)),
+        | "jobmanager.execution.failover-strategy"
+        | "execution.checkpointing.externalized-checkpoint-retention"
+        | "execution.checkpointing.num-retained"
+        | "execution.state-recovery.claim-mode"
+        | "pipeline.max-parallelism" => Key(key_static(key)),
         // The slot layout is written below, from the physical plan.
         "taskmanager.numberOfTaskSlots" | "minicluster.number-of-taskmanagers" => Layout,
         "cluster.evenly-spread-out-slots" => Model(

@@ -196,6 +196,11 @@ pub fn generate(doc: &Document, spec: &JobSpec, notes: &mut Notes) -> String {
                 partitioner.name(),
                 e.at
             )),
+            ActionDoc::Resubmit(r) => notes.not_exported(format!(
+                "{path}.resubmit: `flink cancel <job-id>`, then `flink run -s <{}> …` with the changed job at {} — run it by hand",
+                r.from.text(),
+                e.at
+            )),
         }
     }
 

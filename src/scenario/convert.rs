@@ -160,6 +160,7 @@ pub(crate) fn unvalidated_spec(doc: &Document) -> Result<JobSpec, ScenarioError>
                 to: to.clone(),
                 partitioner: *partitioner,
             },
+            ActionDoc::Resubmit(r) => Action::Resubmit(Box::new(r.clone())),
         };
         events.push(TimedAction { at, action });
     }
@@ -388,6 +389,7 @@ pub fn from_spec(spec: &JobSpec) -> Document {
                     to: to.clone(),
                     partitioner: *partitioner,
                 },
+                Action::Resubmit(r) => ActionDoc::Resubmit((**r).clone()),
             },
         })
         .collect();
@@ -570,6 +572,12 @@ pub fn config_value(key: &str, c: &EngineConfig) -> Option<ConfigValue> {
         "playground.state.bytes-per-key" => size(c.state_bytes_per_key as u64),
         "playground.task.availability-check" => Some(Bool(c.availability_check)),
         "playground.serializer.version" => count(c.serializer_version),
+        "execution.checkpointing.externalized-checkpoint-retention" => {
+            Some(Text(c.checkpoint_retention.name().into()))
+        }
+        "execution.checkpointing.num-retained" => count(c.num_retained),
+        "execution.state-recovery.claim-mode" => Some(Text(c.claim_mode.name().into())),
+        "pipeline.max-parallelism" => Some(Number(c.max_parallelism.map_or(-1, i64::from).into())),
         "playground.network.local-channels" => Some(Bool(c.local_channels)),
         "playground.channel-state.writers-per-taskmanager" => {
             Some(Bool(c.writers_per_task_manager))

@@ -52,7 +52,10 @@
 //! `config` (Flink's defaults, see `engine::config::KEYS`), no `edges`, no `events`.
 //! `version` is required. In events, `fail.subtask` defaults to 0 and
 //! `trigger_checkpoint` and `savepoint` take `{}` (or `true`), `stop_with_savepoint` takes
-//! `{"drain": bool}` (default false). A `null` value counts as omitted.
+//! `{"drain": bool}` (default false), `resubmit` takes `{"from": "latest" | "savepoint" |
+//! "checkpoint:N" | "savepoint:N", "parallelism": {op: n}, "partitioners": [{"from", "to",
+//! "partitioner"}], "config": {key: value}}` (every change optional; see
+//! `engine::resubmission`). A `null` value counts as omitted.
 
 use super::error::ScenarioError;
 use super::guide::{read_guide, Guide};
@@ -282,6 +285,9 @@ pub enum ActionDoc {
         to: String,
         partitioner: Partitioner,
     },
+    /// `{"from": "latest" | "savepoint" | "checkpoint:N" | "savepoint:N", "parallelism":
+    /// {op: n}, "partitioners": [{from, to, partitioner}], "config": {key: value}}`.
+    Resubmit(crate::engine::resubmission::Resubmit),
 }
 
 impl ActionDoc {
@@ -296,11 +302,12 @@ impl ActionDoc {
             ActionDoc::StopWithSavepoint { .. } => "stop_with_savepoint",
             ActionDoc::SetConfig { .. } => "set_config",
             ActionDoc::SetPartitioner { .. } => "set_partitioner",
+            ActionDoc::Resubmit(_) => "resubmit",
         }
     }
 }
 
-const ACTIONS: [&str; 8] = [
+const ACTIONS: [&str; 9] = [
     "set_cost",
     "set_rate",
     "fail",
@@ -309,6 +316,7 @@ const ACTIONS: [&str; 8] = [
     "stop_with_savepoint",
     "set_config",
     "set_partitioner",
+    "resubmit",
 ];
 
 impl Serialize for EventDoc {
@@ -333,10 +341,95 @@ impl Serialize for EventDoc {
                 to,
                 partitioner,
             } => serde_json::json!({"from": from, "to": to, "partitioner": partitioner.name()}),
+            ActionDoc::Resubmit(r) => resubmit_json(r),
         };
         m.serialize_entry(self.action.name(), &body)?;
         m.end()
     }
+}
+
+/// A resubmit event's body, with only the changes it has.
+fn resubmit_json(r: &crate::engine::resubmission::Resubmit) -> Value {
+    let mut m = serde_json::Map::new();
+    m.insert("from".into(), Value::from(r.from.text()));
+    if !r.parallelism.is_empty() {
+        let p: serde_json::Map<String, Value> = r
+            .parallelism
+            .iter()
+            .map(|(k, v)| (k.clone(), Value::from(*v)))
+            .collect();
+        m.insert("parallelism".into(), Value::Object(p));
+    }
+    if !r.partitioners.is_empty() {
+        let list = r
+            .partitioners
+            .iter()
+            .map(|c| serde_json::json!({"from": c.from, "to": c.to, "partitioner": c.partitioner.name()}))
+            .collect();
+        m.insert("partitioners".into(), Value::Array(list));
+    }
+    if !r.config.is_empty() {
+        let c: serde_json::Map<String, Value> = r
+            .config
+            .iter()
+            .map(|(k, v)| (k.clone(), Value::from(v.clone())))
+            .collect();
+        m.insert("config".into(), Value::Object(c));
+    }
+    Value::Object(m)
+}
+
+/// Reads a resubmit event's body from JSON text (the CLI's `--resubmit AT:JSON`); errors
+/// name their field under `path`.
+pub fn resubmit_from_json(text: &str, path: &str) -> Res<crate::engine::resubmission::Resubmit> {
+    let v: Value = serde_json::from_str(text)
+        .map_err(|e| ScenarioError::new(path, format!("not JSON: {e}")))?;
+    let b = Obj::new(&v, path)?;
+    read_resubmit(&b, path)
+}
+
+/// Reads a resubmit event's body (see [`ActionDoc::Resubmit`]).
+fn read_resubmit(b: &Obj, path: &str) -> Res<crate::engine::resubmission::Resubmit> {
+    use crate::engine::resubmission::{EdgeChange, Resubmit};
+    use crate::engine::retained::RestoreFrom;
+    b.only(&["from", "parallelism", "partitioners", "config"])?;
+    let from_text = b.required("from", Obj::string)?;
+    let from = RestoreFrom::parse(&from_text)
+        .map_err(|m| ScenarioError::new(format!("{path}.from"), m))?;
+    let mut parallelism = BTreeMap::new();
+    if let Some(v) = b.get("parallelism") {
+        let o = Obj::new(v, &format!("{path}.parallelism"))?;
+        for k in o.map.keys() {
+            if let Some(n) = o.u32(k)? {
+                parallelism.insert(k.clone(), n);
+            }
+        }
+    }
+    let mut partitioners = Vec::new();
+    for (i, v) in b.array("partitioners")?.iter().enumerate() {
+        let e = Obj::new(v, &format!("{path}.partitioners[{i}]"))?;
+        e.only(&["from", "to", "partitioner"])?;
+        partitioners.push(EdgeChange {
+            from: e.required("from", Obj::string)?,
+            to: e.required("to", Obj::string)?,
+            partitioner: e.required("partitioner", Obj::partitioner)?,
+        });
+    }
+    let mut config = BTreeMap::new();
+    if let Some(v) = b.get("config") {
+        let o = Obj::new(v, &format!("{path}.config"))?;
+        for k in o.map.keys() {
+            if let Some(c) = o.config_value(k)? {
+                config.insert(k.clone(), c.to_flink_string());
+            }
+        }
+    }
+    Ok(Resubmit {
+        from,
+        parallelism,
+        partitioners,
+        config,
+    })
 }
 
 /// Writes whole numbers without `.0` (`2000`, not `2000.0`).
@@ -1024,6 +1117,7 @@ fn read_event(v: &Value, path: &str) -> Res<EventDoc> {
                     partitioner: b.required("partitioner", Obj::partitioner)?,
                 }
             }
+            "resubmit" => ActionDoc::Resubmit(read_resubmit(&b, &body_path)?),
             other => {
                 return Err(ScenarioError::new(
                     path,

@@ -79,6 +79,10 @@ fn names_operator(action: &ActionDoc, id: &str) -> bool {
         | ActionDoc::SetRate { operator, .. }
         | ActionDoc::Fail { operator, .. } => operator == id,
         ActionDoc::SetPartitioner { from, to, .. } => from == id || to == id,
+        ActionDoc::Resubmit(r) => {
+            r.parallelism.contains_key(id)
+                || r.partitioners.iter().any(|c| c.from == id || c.to == id)
+        }
         ActionDoc::TriggerCheckpoint
         | ActionDoc::Savepoint
         | ActionDoc::StopWithSavepoint { .. }
@@ -128,6 +132,19 @@ pub fn rename_operator(doc: &mut Document, old: &str, new: &str) -> Res<()> {
             ActionDoc::SetPartitioner { from, to, .. } => {
                 swap(from);
                 swap(to);
+            }
+            ActionDoc::Resubmit(r) => {
+                r.parallelism = std::mem::take(&mut r.parallelism)
+                    .into_iter()
+                    .map(|(mut k, v)| {
+                        swap(&mut k);
+                        (k, v)
+                    })
+                    .collect();
+                for c in &mut r.partitioners {
+                    swap(&mut c.from);
+                    swap(&mut c.to);
+                }
             }
             ActionDoc::TriggerCheckpoint
             | ActionDoc::Savepoint
@@ -458,6 +475,7 @@ pub fn event_kind(action: &ActionDoc) -> Option<EventKind> {
         ActionDoc::SetConfig { .. } => Some(EventKind::SetConfig),
         ActionDoc::SetPartitioner { .. }
         | ActionDoc::Savepoint
+        | ActionDoc::Resubmit(_)
         | ActionDoc::StopWithSavepoint { .. } => None,
     }
 }
@@ -622,6 +640,7 @@ pub fn set_event_value(doc: &mut Document, index: usize, text: &str) -> Res<()> 
         ActionDoc::TriggerCheckpoint
         | ActionDoc::Savepoint
         | ActionDoc::StopWithSavepoint { .. }
+        | ActionDoc::Resubmit(_)
         | ActionDoc::SetPartitioner { .. } => {
             return Err(ScenarioError::new(path, "this event has no value to set"))
         }
@@ -663,6 +682,7 @@ pub fn event_value_text(action: &ActionDoc) -> String {
         ActionDoc::TriggerCheckpoint
         | ActionDoc::Savepoint
         | ActionDoc::StopWithSavepoint { .. }
+        | ActionDoc::Resubmit(_)
         | ActionDoc::SetPartitioner { .. } => String::new(),
     }
 }
@@ -691,9 +711,31 @@ pub fn event_sentence(event: &EventDoc) -> String {
             to,
             partitioner,
         } => format!(
-            "the edge {from} → {to} becomes {} (at the next restart)",
+            "the edge {from} → {to} becomes {} (at the next resubmission)",
             partitioner.name()
         ),
+        ActionDoc::Resubmit(r) => {
+            let mut changes: Vec<String> = r
+                .parallelism
+                .iter()
+                .map(|(op, n)| format!("{op} at parallelism {n}"))
+                .collect();
+            changes.extend(
+                r.partitioners
+                    .iter()
+                    .map(|c| format!("{} → {} {}", c.from, c.to, c.partitioner.name())),
+            );
+            changes.extend(r.config.iter().map(|(k, v)| format!("{k} = {v}")));
+            let with = if changes.is_empty() {
+                String::new()
+            } else {
+                format!(" with {}", changes.join(", "))
+            };
+            format!(
+                "the job is cancelled and resubmitted from {}{with}",
+                r.from.text()
+            )
+        }
     };
     format!("at {}, {what}", event.at)
 }

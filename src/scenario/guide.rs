@@ -121,14 +121,16 @@ pub enum Metric {
     Failures,
     /// Failures the job recovered from by restoring a checkpoint.
     Recoveries,
-    /// Failures whose restore was refused (topology or serializer change).
+    /// Restores that failed with Flink's error: a resubmitted job that failed to start (a
+    /// failover restores the job as it runs and is never refused).
     RefusedRestores,
     /// Records the sources emitted again after restores (summed over failures).
     ReplayedRecords,
     /// How far back a restore rewound: failure time minus the restored checkpoint's
     /// trigger time, in ms (the largest over failures).
     RewindMs,
-    /// Records lost for good (source retention), summed over failures.
+    /// Records lost for good (source retention, dropped channel state), summed over
+    /// failures and resubmissions.
     LostRecords,
     /// Checkpoints completed while recovered in-flight data was still being consumed
     /// (FLIP-547's checkpointing during recovery), summed over failures.
@@ -147,10 +149,12 @@ pub enum Metric {
     /// The longest end-to-end duration of the completed savepoints in the window (the
     /// checkpoint medians leave savepoints out).
     SavepointEndToEndMs,
+    /// In-flight records a resubmission moved to another channel (rescaling), summed.
+    MovedInflightRecords,
 }
 
 impl Metric {
-    pub const ALL: [Metric; 25] = [
+    pub const ALL: [Metric; 26] = [
         Metric::CompletedCheckpoints,
         Metric::FailedCheckpoints,
         Metric::SwitchedToUnaligned,
@@ -176,12 +180,14 @@ impl Metric {
         Metric::BusyRatio,
         Metric::Finished,
         Metric::SavepointEndToEndMs,
+        Metric::MovedInflightRecords,
     ];
 
     pub fn name(self) -> &'static str {
         match self {
             Metric::CompletedCheckpoints => "completed_checkpoints",
             Metric::SavepointEndToEndMs => "savepoint_end_to_end_ms",
+            Metric::MovedInflightRecords => "moved_inflight_records",
             Metric::FailedCheckpoints => "failed_checkpoints",
             Metric::SwitchedToUnaligned => "switched_to_unaligned",
             Metric::UnalignedCheckpoints => "unaligned_checkpoints",
@@ -388,7 +394,19 @@ impl Expectation {
                     .failures
                     .iter()
                     .filter(|f| f.restore_error.is_some())
-                    .count(),
+                    .count()
+                    + report
+                        .resubmissions
+                        .iter()
+                        .filter(|r| r.restore_error.is_some())
+                        .count(),
+            ),
+            Metric::MovedInflightRecords => Some(
+                report
+                    .resubmissions
+                    .iter()
+                    .map(|r| r.moved_inflight_records)
+                    .sum::<u64>() as f64,
             ),
             Metric::ReplayedRecords => Some(
                 report
@@ -406,9 +424,14 @@ impl Expectation {
                     Some(f.at_ms - c.trigger_ms)
                 })
                 .reduce(f64::max),
-            Metric::LostRecords => {
-                Some(report.failures.iter().map(|f| f.lost_records).sum::<u64>() as f64)
-            }
+            Metric::LostRecords => Some(
+                (report.failures.iter().map(|f| f.lost_records).sum::<u64>()
+                    + report
+                        .resubmissions
+                        .iter()
+                        .map(|r| r.lost_records)
+                        .sum::<u64>()) as f64,
+            ),
             Metric::CheckpointsDuringRecovery => Some(
                 report
                     .failures

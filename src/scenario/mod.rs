@@ -66,8 +66,8 @@ pub mod presets;
 pub mod remedies;
 
 pub use document::{
-    ActionDoc, ConfigValue, Document, EdgeDoc, EventDoc, Kind, OperatorDoc, SizeValue,
-    CURRENT_VERSION,
+    resubmit_from_json, ActionDoc, ConfigValue, Document, EdgeDoc, EventDoc, Kind, OperatorDoc,
+    SizeValue, CURRENT_VERSION,
 };
 pub use error::ScenarioError;
 pub use file::{export_json, file_name, import_json, MAX_IMPORT_BYTES};

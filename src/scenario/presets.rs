@@ -21,6 +21,9 @@ pub const NAMES: &[&str] = &[
     "small-files",
     "topology-change",
     "serializer-change",
+    "topology-change-savepoint",
+    "serializer-change-savepoint",
+    "rescale-unaligned",
     "recovery-checkpoints",
     "stop-with-savepoint",
     "large",
@@ -44,6 +47,13 @@ pub fn preset_json(name: &str) -> Option<&'static str> {
         "small-files" => include_str!("../../presets/small-files.json"),
         "topology-change" => include_str!("../../presets/topology-change.json"),
         "serializer-change" => include_str!("../../presets/serializer-change.json"),
+        "topology-change-savepoint" => {
+            include_str!("../../presets/topology-change-savepoint.json")
+        }
+        "serializer-change-savepoint" => {
+            include_str!("../../presets/serializer-change-savepoint.json")
+        }
+        "rescale-unaligned" => include_str!("../../presets/rescale-unaligned.json"),
         "recovery-checkpoints" => include_str!("../../presets/recovery-checkpoints.json"),
         "stop-with-savepoint" => include_str!("../../presets/stop-with-savepoint.json"),
         "large" => include_str!("../../presets/large.json"),

@@ -28,9 +28,10 @@ pub fn action(a: &Action) -> String {
             to,
             partitioner,
         } => format!(
-            "the edge {from} → {to} becomes {} (at the next restart)",
+            "the edge {from} → {to} becomes {} (at the next resubmission)",
             partitioner.name()
         ),
+        Action::Resubmit(r) => format!("the job is resubmitted from {}", r.from.text()),
     }
 }
 

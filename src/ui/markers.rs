@@ -125,6 +125,7 @@ pub fn action_label(a: &Action) -> String {
             to,
             partitioner,
         } => format!("{from} -> {to}: {}", partitioner.name()),
+        Action::Resubmit(r) => format!("resubmit from {}", r.from.text()),
     }
 }
 

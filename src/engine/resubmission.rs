@@ -1,0 +1,314 @@
+//! Resubmitting a changed job from a retained checkpoint or a savepoint (`flink cancel`,
+//! then `flink run -s PATH` with new parallelism, partitioners, config or serializer).
+//!
+//! Contract: [`Resubmit`] is the user's action (which snapshot, which changes);
+//! [`Resubmit::changed_job`] applies the changes to a job and names a bad one by field;
+//! `Engine::resubmit` cancels the running job (its retained checkpoints kept or discarded
+//! by `execution.checkpointing.externalized-checkpoint-retention`, [`super::retained`]),
+//! resolves the snapshot, assigns its state to the new job ([`super::state_assignment`])
+//! and deploys and restores the new job in place — or, when Flink fails the restore, fails
+//! the new job with Flink's message (`ResubmissionReport::restore_error`). The event
+//! timeline is not touched: the resubmit event is consumed once like any other, and later
+//! events stay where they are, so a clone of the engine at any instant continues the same.
+//!
+//! Flink 2.3, followed: a resubmission is a new job (`JobGraph` from the changed program,
+//! `SavepointRestoreSettings` with the path and the claim mode); the scheduler's
+//! `SchedulerBase.restoreState` → `CheckpointCoordinator.restoreSavepoint` loads the
+//! snapshot, adds it to the new job's store (`CLAIM` or `NO_CLAIM`, see
+//! [`super::retained`]) and assigns it with `StateAssignmentOperation`; a failure there
+//! fails the job before it runs. Nothing checks the record serializer: channel state is
+//! raw network bytes (`ChannelStateSerializerImpl`), which the new job's deserializer reads
+//! after the restore (`SpillingAdaptiveSpanningRecordDeserializer`) — with a changed
+//! serializer the task fails there, and every failover restores the same bytes again.
+//!
+//! Simplified: the new job keeps the checkpoint id counter going (Flink's new job starts at
+//! the restored id + 1; ids would repeat in one history); a source's parallelism cannot
+//! change (its subtasks are its splits, read by offset); the old job's checkpoint history
+//! is kept as rendered reports (its subtasks are gone).
+
+use super::coordinator::CompletedCheckpoint;
+use super::log::LogKind;
+use super::record::default_max_parallelism;
+use super::report::ResubmissionReport;
+use super::retained::{ClaimMode, RestoreFrom};
+use super::runtime::{Engine, JobStatus};
+use super::spec::{JobSpec, OperatorKind, Partitioner, SpecError};
+use super::state_assignment::{assign, EdgeShape, OperatorShape};
+use super::task::{Activity, TaskStatus};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// An edge's new partitioner.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct EdgeChange {
+    pub from: String,
+    pub to: String,
+    pub partitioner: Partitioner,
+}
+
+/// The user's resubmission: from which snapshot, with which changes (all optional).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Resubmit {
+    pub from: RestoreFrom,
+    /// New parallelism by operator id.
+    pub parallelism: BTreeMap<String, u32>,
+    pub partitioners: Vec<EdgeChange>,
+    /// Flink-syntax config changes of the new job (`playground.serializer.version`,
+    /// `pipeline.max-parallelism`, …).
+    pub config: BTreeMap<String, String>,
+}
+
+impl Resubmit {
+    /// `job` with the changes applied, validated as a job is; the error's path is relative
+    /// to the resubmit object (`parallelism.count`, `config.pipeline.max-parallelism`).
+    pub fn changed_job(&self, job: &JobSpec) -> Result<JobSpec, SpecError> {
+        let bad = |path: String, message: String| Err(SpecError { path, message });
+        let mut next = job.clone();
+        next.events.clear();
+        for (id, &p) in &self.parallelism {
+            let Some(o) = next.operators.iter_mut().find(|o| &o.id == id) else {
+                return bad(
+                    format!("parallelism.{id}"),
+                    format!("unknown operator '{id}'"),
+                );
+            };
+            if matches!(o.kind, OperatorKind::Source(_)) && o.parallelism != p {
+                return bad(
+                    format!("parallelism.{id}"),
+                    format!("'{id}' is a source: its subtasks are its splits, so its parallelism stays {} in the playground", o.parallelism),
+                );
+            }
+            o.parallelism = p;
+        }
+        for (i, c) in self.partitioners.iter().enumerate() {
+            let Some(e) = next
+                .edges
+                .iter_mut()
+                .find(|e| e.from == c.from && e.to == c.to)
+            else {
+                return bad(
+                    format!("partitioners[{i}]"),
+                    format!("no edge {} -> {}", c.from, c.to),
+                );
+            };
+            e.partitioner = c.partitioner;
+        }
+        for (k, v) in &self.config {
+            match next.config.with_change(k, v) {
+                Ok(c) => next.config = c,
+                Err(e) => return bad(format!("config.{k}"), e.message),
+            }
+        }
+        if let Err(e) = next.validate() {
+            return bad(
+                e.path.clone(),
+                format!("the resubmitted job is invalid: {}", e.message),
+            );
+        }
+        Ok(next)
+    }
+}
+
+impl Engine {
+    /// The user's resubmission (see the module doc).
+    pub(crate) fn resubmit(&mut self, r: &Resubmit) {
+        self.log.push(
+            self.now,
+            LogKind::User,
+            format!(
+                "resubmit from {} requested: the job is cancelled",
+                r.from.text()
+            ),
+        );
+        self.cancel_job();
+        let discarded = self
+            .retained
+            .job_cancelled(self.config.checkpoint_retention);
+        if discarded > 0 {
+            self.log.push(
+                self.now,
+                LogKind::Checkpoint,
+                format!(
+                    "{discarded} retained checkpoint(s) discarded at cancellation ({})",
+                    self.config.checkpoint_retention.name()
+                ),
+            );
+        }
+        let mut report = ResubmissionReport {
+            at_ms: self.now as f64 / 1e3,
+            from: r.from.text(),
+            ..Default::default()
+        };
+        let new_job = match r.changed_job(&self.job) {
+            Ok(j) => j,
+            Err(e) => {
+                return self.resubmission_failed(report, format!("{}: {}", e.path, e.message))
+            }
+        };
+        let cp = match self.retained.resolve(&r.from, &self.coordinator.savepoints) {
+            Ok(cp) => cp,
+            Err(why) => return self.resubmission_failed(report, why),
+        };
+        report.restored_checkpoint = Some(cp.id);
+        report.savepoint = cp.savepoint.is_some();
+        let configured = new_job.config.max_parallelism;
+        let ops: Vec<OperatorShape> = new_job
+            .operators
+            .iter()
+            .map(|o| OperatorShape {
+                id: o.id.clone(),
+                parallelism: o.parallelism,
+                max_parallelism: configured
+                    .unwrap_or_else(|| default_max_parallelism(o.parallelism)),
+                max_parallelism_configured: configured.is_some(),
+                is_sink: matches!(o.kind, OperatorKind::Sink { .. }),
+            })
+            .collect();
+        let edges: Vec<EdgeShape> = new_job
+            .edges
+            .iter()
+            .map(|e| EdgeShape {
+                from_op: new_job.operator_index(&e.from).unwrap_or(0),
+                to_op: new_job.operator_index(&e.to).unwrap_or(0),
+                partitioner: e.partitioner,
+            })
+            .collect();
+        let assigned = match assign(&cp, &ops, &edges) {
+            Ok(a) => a,
+            Err(msg) => return self.resubmission_failed(report, msg),
+        };
+        // The new job: its spec, config, serializer, max parallelism; deployed afresh.
+        self.config = new_job.config.clone();
+        self.next_partitioners = new_job.edges.iter().map(|e| e.partitioner).collect();
+        for (o, spec) in self.operators.iter_mut().zip(&new_job.operators) {
+            o.parallelism = spec.parallelism;
+        }
+        self.job = new_job;
+        self.serializer_version = self.config.serializer_version;
+        let done: Vec<_> = self
+            .coordinator
+            .history
+            .iter()
+            .map(|s| super::stats::diagnosed_report(self, s))
+            .collect();
+        self.previous_checkpoints.extend(done);
+        self.coordinator.new_history();
+        // A new job: a fresh restart strategy (its own seeded jitter stream) and plan.
+        let n = self.resubmissions.len() as u64 + 1;
+        self.restart_backoff =
+            super::restart_strategy::RestartBackoff::new(self.spec.seed.wrapping_add(n));
+        if let Ok(plan) = super::physical_plan::PhysicalPlan::build(&self.job) {
+            self.layout = super::chain::Layout::of(&plan, &self.job);
+            self.plan = plan;
+        }
+        self.deploy();
+        for (o, &m) in self.operators.iter_mut().zip(&assigned.max_parallelism) {
+            o.max_parallelism = m;
+        }
+        self.restores.clear();
+        self.status = JobStatus::Running;
+        self.losses_attributed = false;
+        let mut restored = assigned.checkpoint;
+        restored.state_bytes = self.state_bytes_of(&restored);
+        let all: Vec<usize> = (0..self.tasks.len()).collect();
+        self.restore_operator_states(&restored, &all);
+        for (op, sub, k, records) in &assigned.commits {
+            if let Some(ext) = self.external[*op].as_mut() {
+                ext.commit(*sub, *k, records);
+            }
+        }
+        let drop_inflight =
+            self.config.recover_without_channel_state_checkpoint_id == restored.id as i64;
+        if drop_inflight {
+            let lost = self.count_dropped(&restored.input_state, |_| true)
+                + self.count_dropped(&restored.output_state, |_| true);
+            report.lost_records = lost;
+        } else {
+            report.recovered_inflight_records = assigned.inflight_records;
+            report.moved_inflight_records = assigned.moved_records;
+        }
+        self.stale_serializer = (!drop_inflight
+            && restored.inflight_records() > 0
+            && restored.serializer_version != self.serializer_version)
+            .then_some(restored.serializer_version);
+        self.begin_restores(&restored, drop_inflight, &all);
+        // The restored snapshot is the new job's failover fallback until its first
+        // checkpoint completes (`restoreSavepoint` adds it to the store).
+        if self.config.claim_mode == ClaimMode::Claim {
+            self.coordinator.savepoints.retain(|s| s.id != restored.id);
+            self.retained
+                .completed(restored.clone(), self.config.num_retained);
+        }
+        self.coordinator.latest = Some(restored.clone());
+        self.recovery_started = Some(self.now);
+        self.coordinator_start();
+        self.log.push(
+            self.now,
+            LogKind::Recovery,
+            format!(
+                "new job restored from {} {} ({}): {} in-flight records recovered, {} moved to other channels",
+                if restored.savepoint.is_some() { "savepoint" } else { "checkpoint" },
+                restored.id,
+                self.config.claim_mode.name(),
+                report.recovered_inflight_records,
+                report.moved_inflight_records
+            ),
+        );
+        self.resubmissions.push(report);
+        self.check_recovery_complete();
+    }
+
+    /// `flink cancel`: every task CANCELED, pending checkpoints aborted, the checkpoint
+    /// scheduler stopped.
+    fn cancel_job(&mut self) {
+        for t in 0..self.tasks.len() {
+            let key = (self.tasks[t].operator, self.tasks[t].index);
+            let hw = self.source_high_water.entry(key).or_insert(0);
+            *hw = (*hw).max(self.tasks[t].high_water);
+        }
+        self.coordinator_abort_all("CHECKPOINT_COORDINATOR_SHUTDOWN");
+        self.coordinator_suspend();
+        for t in 0..self.tasks.len() {
+            self.set_activity(t, Activity::Idle);
+            if self.tasks[t].status != TaskStatus::Finished {
+                self.tasks[t].status = TaskStatus::Canceled;
+            }
+        }
+        self.epoch += 1;
+        self.region_restarts.clear();
+        self.restores.clear();
+        self.recovery_started = None;
+        self.stale_serializer = None;
+        self.status = JobStatus::Restarting;
+    }
+
+    /// The new job fails before it runs (Flink: the submission or the restore throws).
+    fn resubmission_failed(&mut self, mut report: ResubmissionReport, msg: String) {
+        report.restore_error = Some(msg.clone());
+        self.resubmissions.push(report);
+        self.fail_job_for_good(format!("the resubmitted job failed to start: {msg}"));
+    }
+
+    /// Bytes each new task reads back: the sizes of its operators' restored states.
+    fn state_bytes_of(&self, cp: &CompletedCheckpoint) -> BTreeMap<usize, u64> {
+        let mut out = BTreeMap::new();
+        for (t, task) in self.tasks.iter().enumerate() {
+            let ops: Vec<usize> = task.chain.ops.iter().map(|o| o.operator).collect();
+            let bytes: u64 = cp
+                .states
+                .values()
+                .filter(|s| s.subtask == task.index)
+                .flat_map(|s| s.operators.iter())
+                .filter(|(op, _)| ops.contains(op))
+                .map(|(_, st)| super::checkpoint::state_size(st, self.config.state_bytes_per_key))
+                .sum();
+            out.insert(t, bytes);
+        }
+        out
+    }
+
+    /// The job that runs now (the scenario's, changed by resubmissions).
+    pub fn job(&self) -> &JobSpec {
+        &self.job
+    }
+}

@@ -1,0 +1,267 @@
+//! Resubmitting a changed job from a retained checkpoint or savepoint (issue 15): each
+//! outcome as Flink produces it — a rescaled hash edge from an unaligned checkpoint works
+//! exactly-once; a rescaled pointwise edge with in-flight data and a changed max
+//! parallelism fail the new job with Flink's messages; in-flight bytes of an old
+//! serializer fail the task at runtime until the restart strategy gives up; and
+//! `recover-without-channel-state.checkpoint-id` is the way out, losses counted.
+
+use checkpoint_playground::engine::report::Report;
+use checkpoint_playground::engine::state_assignment::UNSUPPORTED_MESSAGE;
+use checkpoint_playground::engine::{Engine, JobStatus};
+use checkpoint_playground::scenario;
+use serde_json::{json, Value};
+
+/// A job under backpressure with unaligned checkpoints: src -(hash)-> count -(edge)-> out,
+/// with `events` and extra config.
+fn doc(edge: &str, config: Value, events: Value) -> Value {
+    let mut c = json!({
+        "execution.checkpointing.interval": "2s",
+        "execution.checkpointing.unaligned.enabled": true,
+        "execution.checkpointing.externalized-checkpoint-retention": "RETAIN_ON_CANCELLATION",
+        "taskmanager.memory.segment-size": "4kb"
+    });
+    for (k, v) in config.as_object().expect("object") {
+        c[k] = v.clone();
+    }
+    json!({
+        "version": 2, "name": "resubmission", "seed": 7, "duration": "40s",
+        "config": c,
+        "operators": [
+            {"id": "src", "kind": "source", "parallelism": 2, "rate": 1000, "record_size": 256, "keys": 64},
+            {"id": "count", "kind": "keyed_aggregate", "parallelism": 2, "cost": "1200us"},
+            {"id": "out", "kind": "sink", "parallelism": 2, "cost": "100us"}
+        ],
+        "edges": [
+            {"from": "src", "to": "count", "partitioner": "hash"},
+            {"from": "count", "to": "out", "partitioner": edge}
+        ],
+        "events": events
+    })
+}
+
+fn run(d: &Value) -> (Engine, Report) {
+    let doc = scenario::parse_json(&d.to_string()).expect("document");
+    let mut e = Engine::new(scenario::to_spec(&doc).expect("spec")).expect("engine");
+    e.run_to_end();
+    let r = e.report();
+    (e, r)
+}
+
+#[test]
+fn rescaling_a_hash_edge_from_an_unaligned_checkpoint_is_exactly_once() {
+    let events =
+        json!([{"at": "20s", "resubmit": {"from": "latest", "parallelism": {"count": 3}}}]);
+    let (e, r) = run(&doc("rebalance", json!({}), events));
+    assert_eq!(e.status, JobStatus::Running);
+    let s = &r.resubmissions[0];
+    assert_eq!(s.restore_error, None);
+    assert!(!s.savepoint);
+    assert!(s.recovered_inflight_records > 0, "{s:?}");
+    assert!(s.moved_inflight_records > 0, "{s:?}");
+    assert_eq!(e.operators[1].parallelism, 3);
+    assert_eq!(e.operators[1].tasks.len(), 3);
+    // The new job checkpoints again, and the old history is still reported.
+    assert!(r
+        .checkpoints
+        .iter()
+        .any(|c| c.status == "completed" && c.trigger_ms > 20_000.0));
+    assert!(r
+        .checkpoints
+        .iter()
+        .any(|c| c.status == "completed" && c.trigger_ms < 20_000.0));
+    for sink in &r.sinks {
+        assert!(sink.exactly_once, "{sink:?}");
+        assert_eq!(sink.duplicates, 0);
+        assert!(sink.committed_records > 10_000, "{sink:?}");
+    }
+}
+
+#[test]
+fn rescaling_a_pointwise_edge_with_inflight_data_fails_the_new_job() {
+    // count -> out is rebalance, with in-flight data under backpressure; the new job makes
+    // it rescale and changes out's parallelism.
+    let events = json!([{"at": "20s", "resubmit": {
+        "from": "latest",
+        "parallelism": {"out": 3},
+        "partitioners": [{"from": "count", "to": "out", "partitioner": "rescale"}]
+    }}]);
+    let (e, r) = run(&doc(
+        "rebalance",
+        json!({"playground.storage.throughput": "1mb"}),
+        events,
+    ));
+    let s = &r.resubmissions[0];
+    assert_eq!(e.status, JobStatus::Failed);
+    assert_eq!(s.restore_error.as_deref(), Some(UNSUPPORTED_MESSAGE));
+    assert!(UNSUPPORTED_MESSAGE.starts_with("Cannot rescale the given pointwise partitioner.\nDid you change the partitioner to forward or rescale?\nIt may also help to add an explicit shuffle()."));
+}
+
+#[test]
+fn the_same_rescale_from_a_savepoint_works() {
+    // `flink stop` (the job FINISHED with its final savepoint), then `flink run -s`.
+    let events = json!([
+        {"at": "19s", "stop_with_savepoint": {}},
+        {"at": "24s", "resubmit": {
+            "from": "savepoint",
+            "parallelism": {"out": 3},
+            "partitioners": [{"from": "count", "to": "out", "partitioner": "rescale"}]
+        }}
+    ]);
+    let (e, r) = run(&doc("rebalance", json!({}), events));
+    let s = &r.resubmissions[0];
+    assert_eq!(s.restore_error, None, "{s:?}");
+    assert!(s.savepoint);
+    assert_eq!(s.recovered_inflight_records, 0, "a savepoint is aligned");
+    assert_eq!(e.status, JobStatus::Running);
+    assert_eq!(e.operators[2].tasks.len(), 3);
+    assert!(
+        r.sinks.iter().all(|k| k.exactly_once && k.duplicates == 0),
+        "{:?}",
+        r.sinks
+    );
+    assert!(
+        r.sinks.iter().all(|k| k.committed_records > 20_000),
+        "{:?}",
+        r.sinks
+    );
+}
+
+#[test]
+fn a_configured_max_parallelism_that_differs_fails_the_restore() {
+    let events = json!([{"at": "20s", "resubmit": {
+        "from": "latest", "config": {"pipeline.max-parallelism": "256"}
+    }}]);
+    let (e, r) = run(&doc("rebalance", json!({}), events));
+    assert_eq!(e.status, JobStatus::Failed);
+    let err = r.resubmissions[0].restore_error.clone().expect("failed");
+    assert!(
+        err.starts_with("The maximum parallelism (128) with which the latest checkpoint of the execution job vertex ")
+            && err.ends_with(" has been taken and the current maximum parallelism (256) changed. This is currently not supported."),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_parallelism_above_the_restored_max_parallelism_fails_the_restore() {
+    let events =
+        json!([{"at": "20s", "resubmit": {"from": "latest", "parallelism": {"count": 3}}}]);
+    let (e, r) = run(&doc(
+        "rebalance",
+        json!({"pipeline.max-parallelism": "2"}),
+        events,
+    ));
+    assert_eq!(e.status, JobStatus::Failed);
+    let err = r.resubmissions[0].restore_error.clone().expect("failed");
+    assert_eq!(err, "The state for task count can not be restored. The maximum parallelism (2) of the restored state is lower than the configured parallelism (3). Please reduce the parallelism of the task to be lower or equal to the maximum parallelism.");
+}
+
+#[test]
+fn old_serializer_bytes_fail_the_task_until_the_restart_strategy_gives_up() {
+    let events = json!([{"at": "20s", "resubmit": {
+        "from": "latest", "config": {"playground.serializer.version": "2"}
+    }}]);
+    let config = json!({"restart-strategy.type": "fixed-delay", "restart-strategy.fixed-delay.attempts": "2"});
+    let (e, r) = run(&doc("rebalance", config, events));
+    assert_eq!(
+        r.resubmissions[0].restore_error, None,
+        "the restore itself works"
+    );
+    assert!(r.resubmissions[0].recovered_inflight_records > 0);
+    assert_eq!(e.status, JobStatus::Failed, "{:?}", r.failures);
+    assert_eq!(
+        r.failures.len(),
+        3,
+        "two restarts, then it gives up: {:?}",
+        r.failures
+    );
+    for f in &r.failures {
+        assert!(
+            f.reason.starts_with(
+                "java.io.IOException: Serializer consumed more bytes than the record had."
+            ),
+            "{}",
+            f.reason
+        );
+    }
+    assert!(r.failures[2].restart_delay_ms.is_none());
+}
+
+#[test]
+fn recover_without_channel_state_is_the_way_out_with_losses_counted() {
+    // Find the checkpoint a resubmission at 20 s restores, then name it.
+    let events = json!([{"at": "20s", "resubmit": {
+        "from": "latest", "config": {"playground.serializer.version": "2"}
+    }}]);
+    let (_, r) = run(&doc("rebalance", json!({}), events.clone()));
+    let id = r.resubmissions[0].restored_checkpoint.expect("restored");
+    let config = json!({"execution.checkpointing.recover-without-channel-state.checkpoint-id": id.to_string()});
+    let (e, r) = run(&doc("rebalance", config, events));
+    let s = &r.resubmissions[0];
+    assert_eq!(e.status, JobStatus::Running);
+    assert!(r.failures.is_empty(), "{:?}", r.failures);
+    assert_eq!(s.recovered_inflight_records, 0);
+    assert!(s.lost_records > 0, "{s:?}");
+    for sink in &r.sinks {
+        assert_eq!(sink.duplicates, 0);
+        assert!(
+            sink.lost > 0,
+            "the dropped in-flight records are missing: {sink:?}"
+        );
+    }
+}
+
+#[test]
+fn without_retention_the_checkpoints_are_gone_after_the_cancellation() {
+    let events = json!([{"at": "20s", "resubmit": {"from": "latest"}}]);
+    let config = json!({"execution.checkpointing.externalized-checkpoint-retention": "NO_EXTERNALIZED_CHECKPOINTS"});
+    let (e, r) = run(&doc("rebalance", config, events));
+    assert_eq!(e.status, JobStatus::Failed);
+    let err = r.resubmissions[0].restore_error.clone().expect("failed");
+    assert!(
+        err.contains("were discarded when it was cancelled"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_bad_resubmit_event_names_its_field() {
+    let events = json!([{"at": "20s", "resubmit": {"from": "latest", "parallelism": {"nope": 3}}}]);
+    let d = doc("rebalance", json!({}), events);
+    let doc = scenario::parse_json(&d.to_string()).expect("document");
+    let err = scenario::to_spec(&doc).expect_err("unknown operator");
+    assert!(
+        err.to_string()
+            .contains("events[0].resubmit.parallelism.nope"),
+        "{err}"
+    );
+    let events = json!([{"at": "20s", "resubmit": {"from": "checkpoint:x"}}]);
+    let d = doc_with(events);
+    let err = scenario::parse_json(&d.to_string()).expect_err("bad from");
+    assert!(err.to_string().contains("resubmit.from"), "{err}");
+}
+
+fn doc_with(events: Value) -> Value {
+    doc("rebalance", json!({}), events)
+}
+
+#[test]
+fn a_resubmission_replays_the_same_from_a_clone_at_any_instant() {
+    let events = json!([
+        {"at": "10s", "resubmit": {"from": "latest", "parallelism": {"count": 3}}},
+        {"at": "12s", "resubmit": {"from": "latest", "parallelism": {"count": 1}}}
+    ]);
+    let d = doc("rebalance", json!({}), events);
+    let doc = scenario::parse_json(&d.to_string()).expect("document");
+    let spec = scenario::to_spec(&doc).expect("spec");
+    let mut straight = Engine::new(spec.clone()).expect("engine");
+    straight.run_until(20_000_000);
+    for at in [9_999_999, 10_000_000, 11_000_000, 12_000_000, 15_000_000] {
+        let mut e = Engine::new(spec.clone()).expect("engine");
+        e.run_until(at);
+        let mut clone = e.clone();
+        clone.run_until(20_000_000);
+        assert_eq!(clone.event_hash(), straight.event_hash(), "clone at {at}");
+        assert!(clone.pending_events() < 100_000);
+    }
+    assert_eq!(straight.report().resubmissions.len(), 2);
+}
