@@ -260,27 +260,42 @@ fn disable_chaining_and_start_new_chain_split_the_chain() {
 }
 
 /// A topology change that turns the chained forward edge into a rebalance splits the chain
-/// at the restart that deploys it, and the job stays exactly-once across it.
+/// in the job it is resubmitted as (issue 15: a failover restarts the same job, a changed
+/// job is a resubmission), and the job stays exactly-once across it.
 #[test]
-fn a_topology_change_at_restart_splits_the_chain() {
-    let mut spec = chained_job(&[CHAINING_ON], false);
-    spec.events.push(TimedAction {
-        at: d("500ms"),
-        action: Action::SetPartitioner {
-            from: "src".into(),
-            to: "explode".into(),
-            partitioner: Partitioner::Rebalance,
-        },
-    });
+fn a_topology_change_at_resubmission_splits_the_chain() {
+    use checkpoint_playground::engine::resubmission::{EdgeChange, Resubmit};
+    use checkpoint_playground::engine::retained::RestoreFrom;
+    let mut spec = chained_job(
+        &[
+            CHAINING_ON,
+            (
+                "execution.checkpointing.externalized-checkpoint-retention",
+                "RETAIN_ON_CANCELLATION",
+            ),
+        ],
+        false,
+    );
     spec.events.push(TimedAction {
         at: d("700ms"),
-        action: Action::Fail {
-            operator: "count".into(),
-            subtask: 0,
-        },
+        action: Action::Resubmit(Box::new(Resubmit {
+            from: RestoreFrom::Latest,
+            parallelism: BTreeMap::new(),
+            partitioners: vec![EdgeChange {
+                from: "src".into(),
+                to: "explode".into(),
+                partitioner: Partitioner::Rebalance,
+            }],
+            config: BTreeMap::new(),
+        })),
     });
     let e = run(spec);
-    assert_eq!(e.tasks.len(), 6, "src and explode apart after the restart");
+    assert_eq!(
+        e.tasks.len(),
+        6,
+        "src and explode apart after the resubmission"
+    );
+    assert_eq!(e.report().resubmissions[0].restore_error, None);
     let r = e.report();
     assert!(r.finished);
     assert!(r.sinks.iter().all(|s| s.exactly_once), "{:?}", r.sinks);

@@ -88,8 +88,8 @@ fn what_cannot_be_exported_is_listed() {
                 "config.playground.network.latency",
             ],
         ),
-        ("topology-change", &["events[0].set_partitioner"]),
-        ("serializer-change", &["events[0].set_config"]),
+        ("topology-change", &["events[0].resubmit"]),
+        ("serializer-change", &["events[0].resubmit"]),
         ("why-uc", &["operators[0].retention"]),
         (
             "flatmap-stuck",

@@ -459,6 +459,13 @@ fn every_config_key_round_trips_with_a_non_default_value() {
         ("jobmanager.execution.failover-strategy", "full"),
         ("playground.network.local-channels", "false"),
         ("playground.channel-state.writers-per-taskmanager", "false"),
+        (
+            "execution.checkpointing.externalized-checkpoint-retention",
+            "RETAIN_ON_CANCELLATION",
+        ),
+        ("execution.checkpointing.num-retained", "3"),
+        ("execution.state-recovery.claim-mode", "CLAIM"),
+        ("pipeline.max-parallelism", "256"),
     ];
     for k in KEYS {
         assert!(

@@ -236,9 +236,12 @@ impl Engine {
         // checkpoint completes (`restoreSavepoint` adds it to the store).
         if self.config.claim_mode == ClaimMode::Claim {
             self.coordinator.savepoints.retain(|s| s.id != restored.id);
-            self.retained
-                .completed(restored.clone(), self.config.num_retained);
         }
+        self.retained.restored(
+            restored.clone(),
+            self.config.claim_mode,
+            self.config.num_retained,
+        );
         self.coordinator.latest = Some(restored.clone());
         self.recovery_started = Some(self.now);
         self.coordinator_start();

@@ -140,6 +140,11 @@ pub struct RetainedCheckpoints {
     pub checkpoints: Vec<CompletedCheckpoint>,
     /// Why the store is empty, when the retention policy emptied it at a cancellation.
     pub discarded: Option<String>,
+    /// Ids of snapshots a job restored in `NO_CLAIM` mode: they sit in the store
+    /// (`CheckpointCoordinator.restoreSavepoint` adds the restored snapshot with
+    /// `addCheckpointAndSubsumeOldestOne`) but stay the user's — their properties
+    /// (`CheckpointProperties.forUnclaimedSnapshot`) never let the job discard them.
+    unclaimed: std::collections::BTreeSet<u64>,
 }
 
 impl RetainedCheckpoints {
@@ -154,14 +159,29 @@ impl RetainedCheckpoints {
         }
     }
 
-    /// The job was cancelled: what the retention policy keeps. Returns how many
-    /// checkpoints were discarded.
+    /// A resubmitted job restored `cp`: it joins the job's store as
+    /// `CheckpointCoordinator.restoreSavepoint` adds it, so until the new job's first
+    /// checkpoint subsumes it, "the latest retained checkpoint" is the snapshot the job
+    /// runs from (not an older one of the job before, whose output after it is already
+    /// committed). Under `NO_CLAIM` the job never discards it.
+    pub fn restored(&mut self, cp: CompletedCheckpoint, claim: ClaimMode, num_retained: u32) {
+        self.checkpoints.retain(|c| c.id != cp.id);
+        if claim == ClaimMode::NoClaim {
+            self.unclaimed.insert(cp.id);
+        }
+        self.completed(cp, num_retained);
+    }
+
+    /// The job was cancelled: what the retention policy keeps (never an unclaimed
+    /// snapshot). Returns how many checkpoints were discarded.
     pub fn job_cancelled(&mut self, retention: Retention) -> usize {
         if !retention.discard_on_cancel() {
             return 0;
         }
-        let n = self.checkpoints.len();
-        self.checkpoints.clear();
+        let before = self.checkpoints.len();
+        let unclaimed = &self.unclaimed;
+        self.checkpoints.retain(|c| unclaimed.contains(&c.id));
+        let n = before - self.checkpoints.len();
         if n > 0 {
             self.discarded = Some(format!(
                 "the job's {n} retained checkpoint(s) were discarded when it was cancelled \

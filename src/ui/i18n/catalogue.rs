@@ -513,7 +513,6 @@ pub const ZH: &[(&str, &str)] = &[
     // t15-ui: the Resubmit dialog, its history action and its checks (issue 15).
     ("the latest retained checkpoint", "最新保留的检查点"),
     ("the newest savepoint", "最新的保存点"),
-    ("checkpoint {0}", "检查点 {0}"),
     ("savepoint {0}", "保存点 {0}"),
     ("parallelism of {0}: {1}", "{0} 的并行度：{1}"),
     ("serializer version: {0}", "序列化器版本：{0}"),
@@ -541,7 +540,6 @@ pub const ZH: &[(&str, &str)] = &[
     ("will submit", "将提交"),
     ("Nothing yet: fix the fields marked above.", "尚无内容：请先修正上面标出的字段。"),
     ("Resubmit", "重新提交"),
-    ("Cancel", "取消"),
     ("Resubmit works on a single run: leave the comparison first.", "重新提交只适用于单个运行：请先退出对比。"),
     ("Resubmit the job, changed (parallelism, a partitioner, the serializer, max parallelism), from a retained checkpoint or a savepoint", "修改作业（并行度、分区器、序列化器、最大并行度）后，从保留的检查点或保存点重新提交"),
     ("Resubmit…", "重新提交…"),
