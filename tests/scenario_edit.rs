@@ -565,3 +565,38 @@ fn random_edit_sequences_never_panic_and_clean_drafts_run() {
         "the walk reaches runnable drafts: {clean} clean, {ran} run"
     );
 }
+
+/// Issue 17 item 1: the editor adds every timeline event a user can take, savepoints and
+/// stop-with-savepoint (with and without drain) included, and each added event runs.
+#[test]
+fn the_editor_adds_savepoint_and_stop_events_that_run() {
+    use checkpoint_playground::engine::spec::Action;
+    use checkpoint_playground::scenario::edit::EventKind;
+    for kind in EventKind::ALL {
+        let mut d = scenario::preset("healthy").unwrap();
+        d.events.clear();
+        let i = edit::add_event(&mut d, kind, "3s").unwrap();
+        assert_eq!(
+            edit::event_kind(&d.events[i].action),
+            Some(kind),
+            "{kind:?}"
+        );
+        let spec = scenario::to_spec(&d).unwrap_or_else(|e| panic!("{kind:?}: {e:?}"));
+        let mut e = Engine::new(spec).unwrap();
+        e.run_until(5_000_000);
+        if kind == EventKind::StopAndDrain {
+            assert!(matches!(
+                e.spec.events[0].action,
+                Action::StopWithSavepoint { drain: true }
+            ));
+        }
+    }
+    let mut d = scenario::preset("healthy").unwrap();
+    d.events.clear();
+    edit::add_event(&mut d, EventKind::StopWithSavepoint, "3s").unwrap();
+    let mut e = Engine::new(scenario::to_spec(&d).unwrap()).unwrap();
+    e.run_to_end();
+    let stop = e.report().stop_with_savepoint.expect("the job was stopped");
+    assert_eq!(stop.status, "finished", "{stop:?}");
+    assert!(stop.savepoint_path.is_some(), "{stop:?}");
+}

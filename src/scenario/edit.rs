@@ -18,8 +18,9 @@
 //! at the same instant keep their order). [`event_sentence`] says what an event does in
 //! plain words. [`new_empty_job`] is a job with nothing in it, and [`as_edited`] gives a
 //! draft whose job changed its own name and text (a preset's name and "what to watch"
-//! describe the preset's job, not the edited one). Savepoints are not modelled by the
-//! engine, so there is no savepoint event.
+//! describe the preset's job, not the edited one). Savepoints and stop-with-savepoint (with
+//! and without drain) are events like the others; a resubmission is built in the UI's
+//! Resubmit dialog and only removed here.
 
 use super::document::{
     delivery_name, ActionDoc, ConfigValue, Document, EdgeDoc, EventDoc, Kind, OperatorDoc,
@@ -409,23 +410,29 @@ pub fn set_setting(doc: &mut Document, id: &str, setting: Setting, text: &str) -
     Ok(())
 }
 
-/// The kinds of timeline event the editor adds (`set_partitioner` events are edited
-/// only by removing them; savepoints and stop-with-savepoint are written in the JSON).
+/// The kinds of timeline event the editor adds (`set_partitioner` and `resubmit` events
+/// are edited only by removing them; a resubmission is built in the Resubmit dialog).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EventKind {
     SetCost,
     SetRate,
     Fail,
     TriggerCheckpoint,
+    Savepoint,
+    StopWithSavepoint,
+    StopAndDrain,
     SetConfig,
 }
 
 impl EventKind {
-    pub const ALL: [EventKind; 5] = [
+    pub const ALL: [EventKind; 8] = [
         EventKind::SetCost,
         EventKind::SetRate,
         EventKind::Fail,
         EventKind::TriggerCheckpoint,
+        EventKind::Savepoint,
+        EventKind::StopWithSavepoint,
+        EventKind::StopAndDrain,
         EventKind::SetConfig,
     ];
 
@@ -436,6 +443,9 @@ impl EventKind {
             EventKind::SetRate => "set_rate",
             EventKind::Fail => "fail",
             EventKind::TriggerCheckpoint => "trigger_checkpoint",
+            EventKind::Savepoint => "savepoint",
+            EventKind::StopWithSavepoint => "stop_with_savepoint",
+            EventKind::StopAndDrain => "stop_with_savepoint_drain",
             EventKind::SetConfig => "set_config",
         }
     }
@@ -447,6 +457,9 @@ impl EventKind {
             EventKind::SetRate => "change a source's rate",
             EventKind::Fail => "fail a subtask",
             EventKind::TriggerCheckpoint => "trigger a checkpoint",
+            EventKind::Savepoint => "take a savepoint",
+            EventKind::StopWithSavepoint => "stop the job with a savepoint",
+            EventKind::StopAndDrain => "stop the job with a savepoint and drain",
             EventKind::SetConfig => "change a setting",
         }
     }
@@ -460,7 +473,11 @@ impl EventKind {
         match self {
             EventKind::SetCost | EventKind::Fail => Some(false),
             EventKind::SetRate => Some(true),
-            EventKind::TriggerCheckpoint | EventKind::SetConfig => None,
+            EventKind::TriggerCheckpoint
+            | EventKind::Savepoint
+            | EventKind::StopWithSavepoint
+            | EventKind::StopAndDrain
+            | EventKind::SetConfig => None,
         }
     }
 }
@@ -473,10 +490,10 @@ pub fn event_kind(action: &ActionDoc) -> Option<EventKind> {
         ActionDoc::Fail { .. } => Some(EventKind::Fail),
         ActionDoc::TriggerCheckpoint => Some(EventKind::TriggerCheckpoint),
         ActionDoc::SetConfig { .. } => Some(EventKind::SetConfig),
-        ActionDoc::SetPartitioner { .. }
-        | ActionDoc::Savepoint
-        | ActionDoc::Resubmit(_)
-        | ActionDoc::StopWithSavepoint { .. } => None,
+        ActionDoc::Savepoint => Some(EventKind::Savepoint),
+        ActionDoc::StopWithSavepoint { drain: false } => Some(EventKind::StopWithSavepoint),
+        ActionDoc::StopWithSavepoint { drain: true } => Some(EventKind::StopAndDrain),
+        ActionDoc::SetPartitioner { .. } | ActionDoc::Resubmit(_) => None,
     }
 }
 
@@ -550,6 +567,9 @@ pub fn add_event(doc: &mut Document, kind: EventKind, at: &str) -> Res<usize> {
             subtask: 0,
         },
         EventKind::TriggerCheckpoint => ActionDoc::TriggerCheckpoint,
+        EventKind::Savepoint => ActionDoc::Savepoint,
+        EventKind::StopWithSavepoint => ActionDoc::StopWithSavepoint { drain: false },
+        EventKind::StopAndDrain => ActionDoc::StopWithSavepoint { drain: true },
         EventKind::SetConfig => ActionDoc::SetConfig {
             key: "execution.checkpointing.interval".into(),
             value: ConfigValue::Text("2s".into()),

@@ -24,8 +24,8 @@
 //!   `editor-event-<i>-at`, operator `editor-event-<i>-operator`, setting key
 //!   `editor-event-<i>-key`, value `editor-event-<i>-value`, `editor-event-<i>-remove`,
 //!   and the problems of that event under it), and a form to add one
-//!   (`editor-event-add-kind`, `editor-event-add-at`, `editor-event-add`); savepoints are
-//!   not modelled, which the form says;
+//!   (`editor-event-add-kind`, `editor-event-add-at`, `editor-event-add`), savepoints and
+//!   stop-with-savepoint among them;
 //! - "Run this job" (`editor-apply`), disabled with the reason while there are problems,
 //!   which emits `Command::RunDocument` (a new run from t = 0) of `edit::as_edited(start, draft)`:
 //!   a changed job whose name and text were kept gets its own, and "Discard"
@@ -465,7 +465,6 @@ fn events_section(
                 </label>
                 <button type="button" class="control" data-testid="editor-event-add" onclick={add}>{ t("Add") }</button>
             </div>
-            <p class="muted-small">{ t("Savepoints are not modelled by the playground yet, so there is no savepoint event.") }</p>
         </details>
     }
 }
