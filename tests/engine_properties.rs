@@ -317,8 +317,12 @@ fn run_labelled(mode_name: &str, spec: JobSpec, every_step: bool) -> Result<Run,
 fn check(mode_name: &str, failing: &JobSpec, twice: bool) -> Result<Outcome, String> {
     let mut spec = failing.clone();
     spec.events
-        .retain(|e| !matches!(e.action, Action::Fail { .. }));
+        .retain(|e| !matches!(e.action, Action::Fail { .. } | Action::Resubmit(_)));
     let n_failures = failing.events.len() - spec.events.len();
+    // Every stop-with-savepoint here is followed by a resubmission from its savepoint: the
+    // failure-free run is the whole job, never stopped (kept, it ended the job there).
+    spec.events
+        .retain(|e| !matches!(e.action, Action::StopWithSavepoint { .. }));
     let base = run_labelled(mode_name, spec, false)?;
     if base.engine.status != JobStatus::Finished {
         if base.progressing {
@@ -660,6 +664,165 @@ fn random_dags_with_failures_keep_their_guarantees() {
         "{} of {cases} cases failed; seeds {failures:?}",
         failures.len()
     );
+}
+
+/// Seed `seed`'s job with 1–3 random resubmissions (issue 15) instead of failures: each
+/// cancels the job and resubmits it with random new parallelisms (non-source operators
+/// whose edges are all-to-all; pointwise edges keep theirs, as Flink cannot rescale their
+/// in-flight data) from the latest retained checkpoint (aligned or unaligned, as the seed's
+/// mode has it) or, after a `stop_with_savepoint`, from that savepoint. Restoring an older
+/// snapshot than the last committed one repeats committed output in Flink too, so only
+/// these two are drawn — and only as a user can: a stop that failed gives no savepoint (the
+/// resubmission then takes the latest checkpoint), and before the first completed
+/// checkpoint there is nothing to resubmit from (the resubmission waits for one). Each is
+/// decided by running the job up to that instant.
+fn resubmission_case(seed: u64) -> Result<(&'static str, JobSpec, u32), String> {
+    use checkpoint_playground::engine::resubmission::Resubmit;
+    use checkpoint_playground::engine::retained::RestoreFrom;
+    use checkpoint_playground::engine::spec::Partitioner;
+    let (mode_name, _, mut spec) = draw(seed);
+    let mut g = Gen::new(seed ^ 0x15_0015);
+    spec.config
+        .set(
+            "execution.checkpointing.externalized-checkpoint-retention",
+            "RETAIN_ON_CANCELLATION",
+        )
+        .map_err(|e| e.to_string())?;
+    let mut base =
+        Engine::new(spec.clone()).map_err(|e| format!("{mode_name}: invalid spec: {e}"))?;
+    base.run_to_end();
+    let end = base.now;
+    let rescalable: Vec<usize> = (0..spec.operators.len())
+        .filter(|&o| {
+            let op = &spec.operators[o];
+            !matches!(op.kind, OperatorKind::Source(_))
+                && spec
+                    .edges
+                    .iter()
+                    .filter(|e| e.from == op.id || e.to == op.id)
+                    .all(|e| matches!(e.partitioner, Partitioner::Hash | Partitioner::Rebalance))
+        })
+        .collect();
+    let n = g.range(1, 3);
+    let mut savepoints = 0;
+    // Instants are drawn on the failure-free run's timeline, `t`, and shifted by the time
+    // the job stood stopped before each later resubmission (`shift`).
+    let (mut t, mut shift) = (0, 0);
+    for i in 0..n {
+        t = g.range(t + 1, (end * (i + 1) / (n + 1)).max(t + 2));
+        let at = t + shift;
+        let mut r = Resubmit {
+            from: RestoreFrom::Latest,
+            parallelism: Default::default(),
+            partitioners: Vec::new(),
+            config: Default::default(),
+        };
+        for &o in &rescalable {
+            if g.below(2) == 0 {
+                r.parallelism
+                    .insert(spec.operators[o].id.clone(), g.range(1, 5) as u32);
+            }
+        }
+        if g.below(2) == 0 {
+            // `flink stop` either prints the savepoint's path, which the user resubmits
+            // from, or fails (e.g. NOT_ALL_REQUIRED_TASKS_RUNNING while the previous
+            // resubmission still restores) and the job runs on: then the user has no new
+            // savepoint and resubmits from the latest retained checkpoint instead (an
+            // older savepoint would repeat the output committed since, in Flink too).
+            let mut stopped = spec.clone();
+            stopped.events.push(TimedAction {
+                at,
+                action: Action::StopWithSavepoint { drain: false },
+            });
+            let mut e = Engine::new(stopped.clone())
+                .map_err(|e| format!("{mode_name}: invalid spec: {e}"))?;
+            e.run_until(at + 1_000_000);
+            if e.status == JobStatus::Finished
+                && e.coordinator.savepoints.len() > savepoints as usize
+            {
+                r.from = RestoreFrom::LatestSavepoint;
+                savepoints += 1;
+                spec = stopped;
+                shift += 1_000_000;
+                spec.events.push(TimedAction {
+                    at: at + 1_000_000,
+                    action: Action::Resubmit(Box::new(r)),
+                });
+                continue;
+            }
+        }
+        // Without a completed checkpoint the user has no path to resubmit from (the engine
+        // fails such a resubmission, as `flink run -s` fails without one): the user waits
+        // for the first one.
+        let mut e =
+            Engine::new(spec.clone()).map_err(|e| format!("{mode_name}: invalid spec: {e}"))?;
+        e.run_until(at);
+        while e.retained.checkpoints.is_empty() && e.step() {}
+        if e.retained.checkpoints.is_empty() || e.status != JobStatus::Running {
+            continue;
+        }
+        let at = at.max(e.now + 1);
+        t = at - shift;
+        spec.events.push(TimedAction {
+            at,
+            action: Action::Resubmit(Box::new(r)),
+        });
+    }
+    Ok((mode_name, spec, savepoints))
+}
+
+/// Random resubmissions with random parallelism changes from retained checkpoints and
+/// savepoints (issue 15 item 5), checked as failures are (`check`): every expected lineage
+/// exactly once (or the mode's guarantee), keyed state equal to the failure-free run's.
+#[test]
+fn random_resubmissions_keep_their_guarantees() {
+    let cases: u64 = std::env::var("CP_RESUBMIT_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(48);
+    let base: u64 = std::env::var("CP_PROPERTY_BASE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
+    println!(
+        "resubmission seeds {base}..{} (CP_PROPERTY_BASE={base} CP_RESUBMIT_CASES={cases})",
+        base + cases
+    );
+    let (mut passed, mut skipped, mut failures, mut from_savepoints) = (0, 0, Vec::new(), 0);
+    let (mut resubmissions, mut without) = (0, 0);
+    for seed in base..base + cases {
+        let outcome = resubmission_case(seed).and_then(|(mode, spec, sp)| {
+            from_savepoints += sp;
+            let n = spec
+                .events
+                .iter()
+                .filter(|e| matches!(e.action, Action::Resubmit(_)))
+                .count();
+            resubmissions += n;
+            without += usize::from(n == 0);
+            check_caught(mode, &spec, false)
+        });
+        match outcome {
+            Ok(Outcome::Passed(_)) => passed += 1,
+            Ok(Outcome::Skipped(m)) => {
+                println!("seed {seed}: {m}");
+                skipped += 1;
+            }
+            Err(m) => {
+                println!("seed {seed}: FAILED {m}");
+                failures.push(seed);
+            }
+        }
+    }
+    println!(
+        "{cases} resubmission cases: {passed} passed, {skipped} skipped, {} failed {failures:?}; {resubmissions} resubmissions, {from_savepoints} of them from a savepoint; {without} cases drew none",
+        failures.len()
+    );
+    assert!(
+        skipped * 5 <= cases,
+        "{skipped} of {cases} too slow to finish"
+    );
+    assert!(failures.is_empty(), "seeds {failures:?} failed");
 }
 
 #[test]
