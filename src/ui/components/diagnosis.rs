@@ -206,7 +206,7 @@ pub fn diagnosis_panel(props: &DiagnosisProps) -> Html {
                 <ul class="diag-tree" data-testid="diagnosis-tree">
                     { for tree.nodes.iter().map(|n| html! {
                         <li style={format!("padding-left:{}em", n.depth as f64 * 1.2)} data-state={n.state.clone()}>
-                            <b>{ n.name.clone() }</b>{ format!(" [{}] ", n.state) }<span class="muted">{ n.waits_for.clone() }</span>
+                            <b>{ t_dyn(&n.name) }</b>{ format!(" [{}] ", t_dyn(&n.state)) }<span class="muted">{ n.waits_for.clone() }</span>
                         </li>
                     }) }
                 </ul>

@@ -410,6 +410,10 @@ pub const ZH: &[(&str, &str)] = &[
     ("sync", "同步"),
     ("acknowledged", "已确认"),
     ("aligning", "对齐中"),
+    // The live barrier tree's other states and its root (`engine::diagnosis::live`).
+    ("writing", "写入中"),
+    ("waiting", "等待中"),
+    ("coordinator", "协调器"),
     ("async (persisting in-flight data)", "异步（持久化在途数据）"),
     ("async", "异步"),
     ("Mode", "模式"),

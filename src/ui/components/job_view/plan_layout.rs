@@ -134,8 +134,11 @@ pub fn rows(task_managers: u32, slots: u32, occupants: &[Occupant], top: f64) ->
 
 /// Width / height the wrapped layout aims at (a stage at 1280–1920 px wide).
 pub const TARGET_ASPECT: f64 = 2.0;
-/// A layout whose aspect is within this factor of [`TARGET_ASPECT`] is not wrapped.
-pub const WRAP_BEYOND: f64 = 2.5;
+/// A layout whose aspect is within this factor of [`TARGET_ASPECT`] is not wrapped: a
+/// job of the presets' size (five columns over two TaskManagers, ~3.9× off) stays one row
+/// and keeps the stage short enough for the first screen at 1280×720 (`stage.test.mjs`);
+/// a long pipeline (~45× off) or a tall column of TaskManagers still folds.
+pub const WRAP_BEYOND: f64 = 4.5;
 /// Between two tiers of columns, and two groups of TaskManagers.
 pub const TIER_GAP: f64 = 28.0;
 pub const GROUP_GAP: f64 = 28.0;
@@ -361,6 +364,9 @@ mod tests {
         // `healthy`-sized jobs are left as they are.
         let plain = wrap(2, 302.0, 50.0, &[68.0, 68.0], TM_GAP);
         assert_eq!((plain.tiers, plain.groups), (1, 1));
+        // The `backpressure` preset's shape: five columns over two TaskManagers.
+        let preset = wrap(5, 302.0, 50.0, &[68.0, 68.0], TM_GAP);
+        assert_eq!((preset.tiers, preset.groups), (1, 1), "{preset:?}");
         assert_eq!((plain.columns_per_tier, plain.tms_per_group), (2, 2));
     }
 
