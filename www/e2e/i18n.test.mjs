@@ -55,9 +55,10 @@ const ALLOW = [
   'window', 'map', 'filter', 'explode', 'agg', 'sum', 'key', 'jobmanager',
   'Writer', 'Committer', 'exactly', 'once', 'true', 'false', 'recoveries', 'Web', 'orders', 'clicks', 'keyed_aggregate', 'out',
   'sync_ms', 'async_ms', 'fps', 'p50', 'p90', 'p99', 'p95', 'kb', 'mb', 'ms', 'µs', 'us', 'ID',
-  // Flink's metric names and its mailbox model's terms (diagnosis), `max(…)` in a formula.
+  // Flink's metric names, its mailbox model's terms (diagnosis), `max(…)` in a formula and
+  // `flink stop --drain`'s flag (the editor's stop-and-drain event).
   'softBackPressuredTimeMsPerSecond', 'hardBackPressuredTimeMsPerSecond', 'outPool', 'inPool',
-  'mailbox', 'mail', 'max',
+  'mailbox', 'mail', 'max', 'drain',
   // The editor's field names are the scenario format's own keys and values (SCENARIO.md:
   // `parallelism`, `cost`, `delivery: idempotent`, partitioners), as a link spells them.
   'rebalance', 'hash', 'forward', 'rescale', 'broadcast', 'flat', 'parallelism', 'cost', 'rate',
