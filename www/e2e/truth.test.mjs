@@ -94,7 +94,12 @@ test('1. the editor shows, changes and removes timed events; an edited job has i
   await page.getByTestId('editor-new-empty').click();
   assert.equal(await page.locator('[data-testid^="editor-node-"]').count(), 0);
   assert.match(await page.getByTestId('editor-events').textContent(), /No timed events/);
-  assert.match(await page.getByTestId('editor-events').textContent(), /Savepoints are not modelled/);
+  // Savepoints and stop-with-savepoint (with and without drain) are events the editor adds.
+  const kinds = await page.getByTestId('editor-event-add-kind').locator('option')
+    .evaluateAll((os) => os.map((o) => o.value));
+  for (const k of ['savepoint', 'stop_with_savepoint', 'stop_with_savepoint_drain']) {
+    assert.ok(kinds.includes(k), `the editor offers ${k}: ${kinds}`);
+  }
   assert.deepEqual(problems, []);
 });
 
