@@ -72,23 +72,7 @@ impl Engine {
             ),
             None => ("(job)".to_string(), 0),
         };
-        for t in 0..self.tasks.len() {
-            let key = (self.tasks[t].operator, self.tasks[t].index);
-            let hw = self.source_high_water.entry(key).or_insert(0);
-            *hw = (*hw).max(self.tasks[t].high_water);
-        }
-        self.coordinator_abort_all("TASK_FAILURE");
-        for t in 0..self.tasks.len() {
-            self.set_activity(t, Activity::Idle);
-            if self.tasks[t].status != TaskStatus::Finished {
-                self.tasks[t].status = TaskStatus::Canceled;
-            }
-        }
-        self.epoch += 1;
-        // A restart of the whole job supersedes the region restarts still waiting
-        // (Flink's `ExecutionVertexVersioner`: their vertices were modified since).
-        self.region_restarts.clear();
-        self.status = JobStatus::Restarting;
+        self.cancel_all_tasks("TASK_FAILURE");
         // The restart strategy decides the delay, or that the job fails for good. Whether
         // checkpointing is enabled is decided at submission, as Flink's loader does.
         let strategy =
@@ -149,6 +133,37 @@ impl Engine {
                 strategy.describe()
             )),
         }
+    }
+
+    /// Cancels every task of the running job, as a failover of the whole job
+    /// (`RestartAllFailoverStrategy` / a global failure: `DefaultScheduler` cancels every
+    /// `Execution`, `SchedulerBase.stopCheckpointScheduler` aborts the pending checkpoints)
+    /// and `flink cancel` before a resubmission (`SchedulerBase.cancel`, the coordinator
+    /// shut down) both do; `reason` is the aborted checkpoints' failure reason
+    /// (`TASK_FAILURE`, `CHECKPOINT_COORDINATOR_SHUTDOWN`). The sources' high-water offsets
+    /// are kept (what a restore will read again), every pending checkpoint is aborted and the
+    /// periodic trigger stopped, every task not FINISHED is CANCELED and idle, the attempt
+    /// number (`epoch`) moves on so the old attempt's events die with it, and region restarts
+    /// still waiting are superseded (Flink's `ExecutionVertexVersioner`: their vertices were
+    /// modified since). The job is RESTARTING until the caller redeploys it or fails it.
+    /// Simplified: cancellation is instant (Flink's tasks go CANCELING, then CANCELED once
+    /// their threads stop).
+    pub(crate) fn cancel_all_tasks(&mut self, reason: &str) {
+        for t in 0..self.tasks.len() {
+            let key = (self.tasks[t].operator, self.tasks[t].index);
+            let hw = self.source_high_water.entry(key).or_insert(0);
+            *hw = (*hw).max(self.tasks[t].high_water);
+        }
+        self.coordinator_abort_all(reason);
+        for t in 0..self.tasks.len() {
+            self.set_activity(t, Activity::Idle);
+            if self.tasks[t].status != TaskStatus::Finished {
+                self.tasks[t].status = TaskStatus::Canceled;
+            }
+        }
+        self.epoch += 1;
+        self.region_restarts.clear();
+        self.status = JobStatus::Restarting;
     }
 
     pub(crate) fn restart(&mut self) {

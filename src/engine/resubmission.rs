@@ -34,7 +34,6 @@ use super::retained::{ClaimMode, RestoreFrom};
 use super::runtime::{Engine, JobStatus};
 use super::spec::{JobSpec, OperatorKind, Partitioner, SpecError};
 use super::state_assignment::{assign, EdgeShape, OperatorShape};
-use super::task::{Activity, TaskStatus};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -262,27 +261,13 @@ impl Engine {
     }
 
     /// `flink cancel`: every task CANCELED, pending checkpoints aborted, the checkpoint
-    /// scheduler stopped.
+    /// scheduler stopped ([`Engine::cancel_all_tasks`], shared with a failover); restores
+    /// in progress end with the job, nothing of the old job's recovery carries over.
     fn cancel_job(&mut self) {
-        for t in 0..self.tasks.len() {
-            let key = (self.tasks[t].operator, self.tasks[t].index);
-            let hw = self.source_high_water.entry(key).or_insert(0);
-            *hw = (*hw).max(self.tasks[t].high_water);
-        }
-        self.coordinator_abort_all("CHECKPOINT_COORDINATOR_SHUTDOWN");
-        self.coordinator_suspend();
-        for t in 0..self.tasks.len() {
-            self.set_activity(t, Activity::Idle);
-            if self.tasks[t].status != TaskStatus::Finished {
-                self.tasks[t].status = TaskStatus::Canceled;
-            }
-        }
-        self.epoch += 1;
-        self.region_restarts.clear();
+        self.cancel_all_tasks("CHECKPOINT_COORDINATOR_SHUTDOWN");
         self.restores.clear();
         self.recovery_started = None;
         self.stale_serializer = None;
-        self.status = JobStatus::Restarting;
     }
 
     /// The new job fails before it runs (Flink: the submission or the restore throws).
