@@ -14,7 +14,7 @@
 //! Each case also draws its physical layer (issue 13): the failover strategy (`region`, so
 //! a failure restarts only its pipelined region, or `full`), slots per TaskManager,
 //! operator chaining on or off and per-operator `startNewChain` / `disableChaining`; a
-//! quarter of the seeds draw pointwise-only jobs (forward and rescale edges only), whose
+//! quarter of the seeds draw pointwise-only jobs (forward and rescale edges only, aggregates run as maps), whose
 //! slices are separate regions, so their failures restart part of the job while the rest
 //! runs on — with the same guarantees as above.
 //!
@@ -67,8 +67,8 @@ fn run_checked(spec: JobSpec, check_every_step: bool) -> Result<Run, String> {
     })
 }
 
-/// Per keyed operator, each key's sum over all its subtasks. (Which subtask holds a key
-/// depends on routing when the input is not hash-partitioned; the total does not.) Only
+/// Per keyed operator, each key's sum over all its subtasks (a keyed aggregate's inputs are
+/// hash edges, so each key is on one subtask, which a rescale may change). Only
 /// aggregates with no aggregate upstream are compared: an upstream aggregate emits running
 /// sums, whose values depend on the order records arrived in, which a failure may change.
 fn keyed_states(e: &Engine) -> Vec<std::collections::BTreeMap<u64, i64>> {
@@ -157,8 +157,8 @@ fn pointwise_only(seed: u64) -> bool {
 /// default, three times in four; `CP_FAILOVER=region|full` pins it), slots per
 /// TaskManager (1–4), operator chaining on (three in four) or off, and per-operator
 /// `startNewChain` / `disableChaining` overrides (one operator in six each). A
-/// pointwise-only job ([`pointwise_only`]) redraws the parallelisms and replaces every
-/// partitioner with `forward` or `rescale`.
+/// pointwise-only job ([`pointwise_only`]) redraws the parallelisms, replaces every
+/// partitioner with `forward` or `rescale` and runs its keyed aggregates as maps.
 fn draw_physical(seed: u64, spec: &mut JobSpec) {
     use checkpoint_playground::engine::spec::{ChainingStrategy, Partitioner};
     let mut g = Gen::new(seed ^ 0x13_0013);
@@ -211,6 +211,13 @@ fn draw_physical(seed: u64, spec: &mut JobSpec) {
             .collect();
         for (e, p) in spec.edges.iter_mut().zip(kinds) {
             e.partitioner = p;
+        }
+        // Keyed state needs a keyed input (`keyBy`, an all-to-all hash edge), which a
+        // pointwise-only job has none of: its aggregates run as maps.
+        for o in &mut spec.operators {
+            if matches!(o.kind, OperatorKind::KeyedAggregate) {
+                o.kind = OperatorKind::Map;
+            }
         }
     }
 }

@@ -23,6 +23,10 @@ fn fixture(name: &str) -> Engine {
 /// that checkpoint had overtaken output still queued in its subpartitions. The checkpoints
 /// after it held the finished source's state but not that output, so restoring one of them
 /// (after `m2#0` failed at 2.14 s) lost 376 records, and the failure said "lost 0".
+/// In the seed's job `m1` and `m2` were keyed aggregates fed by broadcast and rebalance
+/// edges, which a job can no longer have (keyed state needs a hash input); the fixture runs
+/// them as maps, and without the fix (`maybe_finish` not waiting for the output to be
+/// processed) it still loses 296 records.
 #[test]
 fn issue_20_unaligned_restore_after_a_source_finished_loses_nothing() {
     let mut e = fixture("issue20-uc-loss-seed2381.json");

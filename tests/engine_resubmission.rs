@@ -265,3 +265,115 @@ fn a_resubmission_replays_the_same_from_a_clone_at_any_instant() {
     }
     assert_eq!(straight.report().resubmissions.len(), 2);
 }
+
+/// The shape of property seed 207 (issue 15): a keyed aggregate fed by `rebalance`, with
+/// bounded sources of 2,000 records, rescaled 2 → 3 from a retained checkpoint.
+fn keyed_doc(partitioner: &str, events: Value) -> Value {
+    json!({
+        "version": 2, "name": "keyed input", "seed": 207, "duration": "30s",
+        "config": {
+            "execution.checkpointing.interval": "500ms",
+            "execution.checkpointing.unaligned.enabled": true,
+            "execution.checkpointing.externalized-checkpoint-retention": "RETAIN_ON_CANCELLATION"
+        },
+        "operators": [
+            {"id": "src", "kind": "source", "parallelism": 2, "rate": 1000, "records": 2000, "record_size": 64, "keys": 16},
+            {"id": "count", "kind": "keyed_aggregate", "parallelism": 2, "cost": "300us"},
+            {"id": "out", "kind": "sink", "parallelism": 1, "cost": "100us"}
+        ],
+        "edges": [
+            {"from": "src", "to": "count", "partitioner": partitioner},
+            {"from": "count", "to": "out", "partitioner": "rebalance"}
+        ],
+        "events": events
+    })
+}
+
+/// Each key's count summed over the keyed aggregate's subtasks.
+fn key_totals(e: &Engine) -> std::collections::BTreeMap<u64, i64> {
+    use checkpoint_playground::engine::task::OpState;
+    let mut totals = std::collections::BTreeMap::new();
+    for o in e.tasks.iter().flat_map(|t| &t.chain.ops) {
+        if let OpState::Keyed(m) = &o.state {
+            for (k, v) in m {
+                *totals.entry(*k).or_insert(0) += v;
+            }
+        }
+    }
+    totals
+}
+
+/// Keyed state needs a keyed stream: in Flink only `keyBy` (a `KeyGroupStreamPartitioner`,
+/// the playground's `hash`) gives an operator keyed state, so each key lives on exactly one
+/// subtask. A keyed aggregate fed by `rebalance` split a key's sum over several subtasks,
+/// and a rescale kept only one part (the key-group redistribution puts each key on one
+/// new subtask). Such a job is refused where it is read, naming the edge.
+#[test]
+fn a_keyed_aggregate_needs_a_hash_input() {
+    let events = json!([{"at": "2s", "resubmit": {"from": "latest", "parallelism": {"count": 3}}}]);
+    for p in ["rebalance", "broadcast", "rescale", "forward"] {
+        let d = keyed_doc(p, events.clone());
+        let doc = scenario::parse_json(&d.to_string()).expect("document");
+        let err = scenario::to_spec(&doc).expect_err(p);
+        assert_eq!(err.path, "edges[0].partitioner", "{p}: {err}");
+        assert_eq!(
+            err.message,
+            format!("{p} edge src -> count: 'count' is a keyed aggregate, and keyed state needs a keyed input (keyBy, a hash edge); use hash"),
+        );
+    }
+}
+
+/// The same job fed by `hash` keeps every key's total through the rescale: each key group
+/// is on one old subtask and goes whole to one new subtask.
+#[test]
+fn a_rescaled_keyed_aggregate_keeps_every_keys_total() {
+    let (plain, _) = run(&keyed_doc("hash", json!([])));
+    let events = json!([{"at": "2s", "resubmit": {"from": "latest", "parallelism": {"count": 3}}}]);
+    let (e, r) = run(&keyed_doc("hash", events));
+    assert_eq!(r.resubmissions.len(), 1);
+    assert_eq!(r.resubmissions[0].restore_error, None);
+    assert_eq!(e.operators[1].tasks.len(), 3);
+    assert_eq!(plain.status, JobStatus::Finished);
+    assert_eq!(e.status, JobStatus::Finished);
+    let totals = key_totals(&plain);
+    assert_eq!(totals.len(), 16);
+    assert_eq!(key_totals(&e), totals);
+}
+
+/// A resubmission or a live `set_partitioner` that would feed a keyed aggregate by
+/// anything but hash is refused at its own field.
+#[test]
+fn changing_a_keyed_input_away_from_hash_is_refused_at_its_field() {
+    use checkpoint_playground::engine::spec::{Action, Partitioner};
+    let events = json!([{"at": "2s", "resubmit": {"from": "latest",
+        "partitioners": [{"from": "src", "to": "count", "partitioner": "rebalance"}]}}]);
+    let doc = scenario::parse_json(&keyed_doc("hash", events).to_string()).expect("document");
+    let err = scenario::to_spec(&doc).expect_err("refused");
+    assert_eq!(err.path, "events[0].resubmit.partitioners[0]", "{err}");
+    assert!(
+        err.message.contains("'count' is a keyed aggregate"),
+        "{err}"
+    );
+    let doc = scenario::parse_json(&keyed_doc("hash", json!([])).to_string()).expect("document");
+    let mut e = Engine::new(scenario::to_spec(&doc).expect("spec")).expect("engine");
+    e.run_until(1_000_000);
+    let err = e
+        .apply(Action::SetPartitioner {
+            from: "src".into(),
+            to: "count".into(),
+            partitioner: Partitioner::Broadcast,
+        })
+        .expect_err("refused");
+    assert_eq!(err.path, "set_partitioner.partitioner", "{err}");
+    assert!(
+        err.message.starts_with("broadcast edge src -> count"),
+        "{err}"
+    );
+    // To or from other operators any partitioner still goes.
+    e.apply(Action::SetPartitioner {
+        from: "count".into(),
+        to: "out".into(),
+        partitioner: Partitioner::Broadcast,
+    })
+    .expect("not a keyed input");
+}

@@ -93,9 +93,11 @@ fn parallelism_past_the_limit_is_refused_naming_it() {
         "{}",
         err.message
     );
-    // 1,024 itself builds (all forward: one chain per subtask, 1,024 tasks).
+    // 1,024 itself builds (all forward, the aggregate a map since keyed state needs a hash
+    // input: one chain per subtask, 1,024 tasks).
     let mut wide = hash_job(1024, Some(1), 1.0, "1s");
     wide.edges[0].partitioner = Partitioner::Forward;
+    wide.operators[1].kind = OperatorKind::Map;
     let e = Engine::new(wide).unwrap();
     assert_eq!(e.tasks.len(), 1024);
 }

@@ -32,7 +32,7 @@ use super::record::default_max_parallelism;
 use super::report::ResubmissionReport;
 use super::retained::{ClaimMode, RestoreFrom};
 use super::runtime::{Engine, JobStatus};
-use super::spec::{JobSpec, OperatorKind, Partitioner, SpecError};
+use super::spec::{keyed_input_problem, JobSpec, OperatorKind, Partitioner, SpecError};
 use super::state_assignment::{assign, EdgeShape, OperatorShape};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -90,6 +90,10 @@ impl Resubmit {
                     format!("no edge {} -> {}", c.from, c.to),
                 );
             };
+            let to = next.operators.iter().find(|o| o.id == c.to);
+            if let Some(message) = to.and_then(|o| keyed_input_problem(&c.from, o, c.partitioner)) {
+                return bad(format!("partitioners[{i}]"), message);
+            }
             e.partitioner = c.partitioner;
         }
         for (k, v) in &self.config {

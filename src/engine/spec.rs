@@ -4,7 +4,8 @@
 //! This is the engine's own input type. The scenario layer (`crate::scenario`) parses the
 //! versioned JSON document and the URL into a [`JobSpec`]; the engine never sees JSON.
 //! [`JobSpec::validate`] checks what the engine relies on (known endpoints, no cycle,
-//! forward edges between equal parallelisms, numbers in range) and names the offending part;
+//! forward edges between equal parallelisms, keyed aggregates fed by hash edges only,
+//! numbers in range) and names the offending part;
 //! [`JobSpec::problems`] lists every such problem (for the job editor), `validate` is its first.
 //!
 //! Size first: the bounds of [`limits`] on the number of operators, edges and events are
@@ -307,6 +308,33 @@ impl std::fmt::Display for SpecError {
     }
 }
 
+/// Why `partitioner` cannot feed operator `to`, if it cannot: a keyed aggregate's keyed
+/// state needs a keyed stream. In Flink keyed state exists only on a `KeyedStream`
+/// (`DataStream.keyBy`), whose edge is always a `KeyGroupStreamPartitioner` (the
+/// playground's `hash`): each key group lives on exactly one subtask, which is what
+/// `StateAssignmentOperation.reDistributeKeyedStates` relies on when it hands each new
+/// subtask the key groups of its range. Fed by any other partitioner, one key's running
+/// sum would be split over several subtasks, and a rescale could keep only one part.
+/// (`DataStreamUtils.reinterpretAsKeyedStream`, which makes a pre-partitioned stream keyed
+/// over a forward edge, is experimental and not modelled.)
+pub fn keyed_input_problem(
+    from: &str,
+    to: &OperatorSpec,
+    partitioner: Partitioner,
+) -> Option<String> {
+    (matches!(to.kind, OperatorKind::KeyedAggregate) && partitioner != Partitioner::Hash).then(
+        || {
+            format!(
+                "{} edge {} -> {}: '{}' is a keyed aggregate, and keyed state needs a keyed input (keyBy, a hash edge); use hash",
+                partitioner.name(),
+                quote(from),
+                quote(&to.id),
+                quote(&to.id),
+            )
+        },
+    )
+}
+
 impl JobSpec {
     pub fn operator_index(&self, id: &str) -> Option<usize> {
         self.operators.iter().position(|o| o.id == id)
@@ -490,6 +518,10 @@ impl JobSpec {
                     format!("forward edge {} -> {} joins different parallelisms ({pf} vs {pt}); use rebalance or rescale", e.from, e.to),
                 );
             }
+            if let Some(message) = keyed_input_problem(&e.from, &self.operators[to], e.partitioner)
+            {
+                fail(p("partitioner"), message);
+            }
         }
         // An id given twice is counted under its first operator (as `operator_index`
         // finds it); its duplicates have no edges of their own.
@@ -642,6 +674,12 @@ impl JobSpec {
                             format!("{p}.set_partitioner.partitioner"),
                             "forward needs equal parallelisms".into(),
                         );
+                    }
+                    let target = known(&edge.to).map(|o| &self.operators[o]);
+                    if let Some(message) =
+                        target.and_then(|o| keyed_input_problem(from, o, *partitioner))
+                    {
+                        fail(format!("{p}.set_partitioner.partitioner"), message);
                     }
                 }
             }

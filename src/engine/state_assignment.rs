@@ -220,7 +220,10 @@ pub fn assign(
                             .entry((op, to))
                             .or_insert_with(|| OpState::Keyed(BTreeMap::new()));
                         if let OpState::Keyed(m) = e {
-                            m.insert(k, v);
+                            // No key is on two old subtasks: a keyed aggregate's inputs are
+                            // hash edges (`JobSpec::validate`), so key groups are disjoint.
+                            let before = m.insert(k, v);
+                            debug_assert!(before.is_none(), "key {k} on two subtasks of {op}");
                         }
                     }
                 }

@@ -346,14 +346,8 @@ pub fn generate(doc: &Document, spec: &JobSpec, notes: &mut Notes) -> String {
                     .iter()
                     .map(|e| var[e.from.as_str()].clone())
                     .collect();
-                for e in inputs.iter().filter(|e| e.partitioner != Partitioner::Hash) {
-                    notes.approximate(format!(
-                        "edge {} -> {}: {} exported as hash (keyBy): keyed ValueState needs a keyed input",
-                        e.from,
-                        e.to,
-                        e.partitioner.name()
-                    ));
-                }
+                // Every input is a hash edge (`JobSpec::validate`: keyed state needs a keyed
+                // input), exported as the union's `keyBy`.
                 let _ = writeln!(
                     body,
                     "        DataStream<Rec> {v} = {}.keyBy(new ByKey())\n                .process(new KeyedCount({behaviour}, {bcast})).returns(REC)\n                {tail};",

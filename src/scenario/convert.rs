@@ -58,15 +58,14 @@ fn duration_at(text: &str, path: impl Into<String>) -> Result<Micros, ScenarioEr
     parse_duration(text).map_err(|m| ScenarioError::new(path, m))
 }
 
-/// Flink's default partitioner: forward between equal parallelisms, else rebalance.
-/// `parallelism` maps an operator id to the parallelism of its first operator.
-fn default_partitioner(
-    parallelism: &std::collections::BTreeMap<&str, u32>,
-    from: &str,
-    to: &str,
-) -> Partitioner {
-    let p = |id: &str| parallelism.get(id).copied();
-    match (p(from), p(to)) {
+/// Flink's default partitioner: forward between equal parallelisms, else rebalance; into a
+/// keyed aggregate `hash`, the `keyBy` every keyed operator follows (keyed state exists
+/// only on a `KeyedStream`; `JobSpec::validate` refuses any other input). `from` and `to`
+/// are the parallelisms of the edge's ends (`None`: no such operator), `keyed` says
+/// whether `to` is a keyed aggregate.
+pub(crate) fn default_partitioner(from: Option<u32>, to: Option<u32>, keyed: bool) -> Partitioner {
+    match (from, to) {
+        _ if keyed => Partitioner::Hash,
         (Some(a), Some(b)) if a == b => Partitioner::Forward,
         _ => Partitioner::Rebalance,
     }
@@ -102,19 +101,25 @@ pub(crate) fn unvalidated_spec(doc: &Document) -> Result<JobSpec, ScenarioError>
     for (i, o) in doc.operators.iter().enumerate() {
         operators.push(operator_spec(o, &format!("operators[{i}]"))?);
     }
-    let mut parallelism = std::collections::BTreeMap::new();
+    let mut first = std::collections::BTreeMap::new();
     for o in &operators {
-        parallelism.entry(o.id.as_str()).or_insert(o.parallelism);
+        first.entry(o.id.as_str()).or_insert(o);
     }
+    let parallelism = |id: &str| first.get(id).map(|o| o.parallelism);
+    let keyed = |id: &str| {
+        first
+            .get(id)
+            .is_some_and(|o| matches!(o.kind, OperatorKind::KeyedAggregate))
+    };
     let edges = doc
         .edges
         .iter()
         .map(|e| EdgeSpec {
             from: e.from.clone(),
             to: e.to.clone(),
-            partitioner: e
-                .partitioner
-                .unwrap_or_else(|| default_partitioner(&parallelism, &e.from, &e.to)),
+            partitioner: e.partitioner.unwrap_or_else(|| {
+                default_partitioner(parallelism(&e.from), parallelism(&e.to), keyed(&e.to))
+            }),
         })
         .collect();
     let mut events = Vec::with_capacity(doc.events.len());

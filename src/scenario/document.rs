@@ -16,7 +16,8 @@
 //!
 //! Extensions beyond SCENARIO.md (allowed by it): an optional `description` paragraph at
 //! the top level, an optional `parallelism` (default 1), an optional edge `partitioner`
-//! (Flink's rule: `forward` between equal parallelisms, else `rebalance`), the event
+//! (Flink's rule: `forward` between equal parallelisms, else `rebalance`; into a
+//! `keyed_aggregate` `hash`, the `keyBy` a keyed operator always follows), the event
 //! `set_partitioner`, an optional `guide` (what the scenario teaches, the controls
 //! to touch and the figures it promises; read and checked by [`super::guide`], ignored by
 //! the engine and not carried by links), the operator fields `disable_chaining`,

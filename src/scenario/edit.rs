@@ -213,7 +213,8 @@ pub fn partitioner_named(name: &str) -> Option<Partitioner> {
 }
 
 /// The partitioner edge `index` runs with: its own, or Flink's default (`forward`
-/// between equal parallelisms, else `rebalance`) when omitted; `None` for no such edge.
+/// between equal parallelisms, else `rebalance`; into a keyed aggregate `hash`, its
+/// `keyBy`) when omitted; `None` for no such edge.
 pub fn effective_partitioner(doc: &Document, index: usize) -> Option<Partitioner> {
     let e = doc.edges.get(index)?;
     let par = |id: &str| {
@@ -223,10 +224,16 @@ pub fn effective_partitioner(doc: &Document, index: usize) -> Option<Partitioner
                 .unwrap_or(super::convert::defaults::PARALLELISM),
         )
     };
-    Some(e.partitioner.unwrap_or(match (par(&e.from), par(&e.to)) {
-        (Some(a), Some(b)) if a == b => Partitioner::Forward,
-        _ => Partitioner::Rebalance,
-    }))
+    let keyed = doc
+        .operators
+        .iter()
+        .find(|o| o.id == e.to)
+        .is_some_and(|o| o.kind == Kind::KeyedAggregate);
+    Some(
+        e.partitioner.unwrap_or_else(|| {
+            super::convert::default_partitioner(par(&e.from), par(&e.to), keyed)
+        }),
+    )
 }
 
 /// The per-operator fields the editor sets, by their JSON names.

@@ -266,6 +266,14 @@ pub fn random_job_with(
             edges.push(edge(&ops[f].id.clone(), &ops[to].id.clone(), p));
         }
     }
+    // A keyed aggregate's inputs are keyed streams (`keyBy`: hash), as `JobSpec::validate`
+    // requires; set after the draws, so a seed draws the same job otherwise.
+    for e in edges.iter_mut() {
+        let to = ops.iter().find(|o| o.id == e.to).map(|o| &o.kind);
+        if matches!(to, Some(OperatorKind::KeyedAggregate)) {
+            e.partitioner = Partitioner::Hash;
+        }
+    }
     let interval = format!("{}ms", g.range(20, 300));
     let bpc = g.range(0, 3).to_string();
     let floating = g.range(1, 8).to_string();
