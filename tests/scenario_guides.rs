@@ -103,6 +103,7 @@ promises! {
     backpressure_keeps_its_promises => "backpressure",
     unaligned_keeps_its_promises => "unaligned",
     stop_with_savepoint_keeps_its_promises => "stop-with-savepoint",
+    stop_with_savepoint_backpressure_keeps_its_promises => "stop-with-savepoint-backpressure",
     aligned_timeout_keeps_its_promises => "aligned-timeout",
     seed_settings_keep_their_promises => "seed-settings",
     why_uc_keeps_its_promises => "why-uc",
@@ -279,4 +280,38 @@ fn tries_that_change_operators_name_their_mistakes() {
         flip27.config == doc.config,
         "the try changes the job, not the config"
     );
+}
+
+/// `savepoint_end_to_end_ms` takes a time window like the other figures over checkpoints:
+/// in `stop-with-savepoint-backpressure` the window before 20 s holds the `flink savepoint`
+/// at 15 s and the one after 39 s the stop's synchronous savepoint, each its own duration.
+#[test]
+fn the_savepoint_duration_is_read_per_window() {
+    use checkpoint_playground::scenario::guide::Metric;
+    let doc = preset("stop-with-savepoint-backpressure").unwrap();
+    let spec = to_spec(&doc).unwrap();
+    let mut engine = Engine::new(spec.clone()).unwrap();
+    engine.run_until(spec.duration);
+    let report = engine.report();
+    let savepoint = |from: f64, to: f64| {
+        let rows: Vec<f64> = report
+            .checkpoints
+            .iter()
+            .filter(|c| c.is_savepoint && c.trigger_ms >= from && c.trigger_ms < to)
+            .filter_map(|c| c.end_to_end_ms)
+            .collect();
+        assert_eq!(rows.len(), 1, "one savepoint in [{from}, {to}) ms");
+        rows[0]
+    };
+    let (plain, stop) = (savepoint(0.0, 20_000.0), savepoint(39_000.0, f64::MAX));
+    assert_ne!(plain, stop);
+    let guide = doc.guide.unwrap();
+    let windowed: Vec<_> = guide
+        .expect
+        .iter()
+        .filter(|e| e.metric == Metric::SavepointEndToEndMs)
+        .collect();
+    assert_eq!(windowed.len(), 2);
+    assert_eq!(windowed[0].evaluate(&report).value, Some(plain));
+    assert_eq!(windowed[1].evaluate(&report).value, Some(stop));
 }

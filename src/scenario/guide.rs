@@ -252,6 +252,7 @@ impl Metric {
                     | Metric::SwitchedToUnaligned
                     | Metric::UnalignedCheckpoints
                     | Metric::MedianChannelStateFiles
+                    | Metric::SavepointEndToEndMs
             )
     }
 

@@ -26,6 +26,7 @@ pub const NAMES: &[&str] = &[
     "rescale-unaligned",
     "recovery-checkpoints",
     "stop-with-savepoint",
+    "stop-with-savepoint-backpressure",
     "large",
     "healthy",
 ];
@@ -56,6 +57,9 @@ pub fn preset_json(name: &str) -> Option<&'static str> {
         "rescale-unaligned" => include_str!("../../presets/rescale-unaligned.json"),
         "recovery-checkpoints" => include_str!("../../presets/recovery-checkpoints.json"),
         "stop-with-savepoint" => include_str!("../../presets/stop-with-savepoint.json"),
+        "stop-with-savepoint-backpressure" => {
+            include_str!("../../presets/stop-with-savepoint-backpressure.json")
+        }
         "large" => include_str!("../../presets/large.json"),
         "healthy" => include_str!("../../presets/healthy.json"),
         _ => return None,
