@@ -1230,23 +1230,28 @@ impl App {
     /// The Resubmit dialog on the running job (its operators, edges and history).
     fn resubmit_dialog(&self, from: &Snapshot) -> Html {
         let engine = self.sim.engine.borrow();
-        let operators: Vec<OperatorChoice> = engine
-            .spec
+        // The job that runs now: a resubmission changes it from the scenario's.
+        let job = engine.job();
+        let operators: Vec<OperatorChoice> = job
             .operators
             .iter()
             .map(|o| OperatorChoice {
                 id: o.id.clone(),
                 parallelism: o.parallelism,
+                source: matches!(o.kind, crate::engine::spec::OperatorKind::Source(_)),
             })
             .collect();
-        let edges: Vec<EdgeChoice> = engine
-            .spec
+        let edges: Vec<EdgeChoice> = job
             .edges
             .iter()
             .map(|e| EdgeChoice {
                 from: e.from.clone(),
                 to: e.to.clone(),
                 partitioner: e.partitioner.name().to_string(),
+                keyed: job.operators.iter().any(|o| {
+                    o.id == e.to
+                        && matches!(o.kind, crate::engine::spec::OperatorKind::KeyedAggregate)
+                }),
             })
             .collect();
         let snapshots: Vec<(u64, bool)> = self

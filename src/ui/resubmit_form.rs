@@ -11,7 +11,11 @@
 //! `KeyGroupRangeAssignment.checkParallelismPreconditions`) and at most 32768
 //! (`KeyGroupRangeAssignment.UPPER_BOUND_MAX_PARALLELISM`, 2^15). The event itself is
 //! read by the scenario document layer like any event of a link; this module never
-//! decides what the engine does with it. No browser types: tested natively.
+//! decides what the engine does with it. Two choices are not offered, each with its reason
+//! ([`SOURCE_PARALLELISM_REASON`], [`keyed_input_reason`]): a source's parallelism (the
+//! engine keeps it: a source subtask is one split read by offset, and Flink's split
+//! reassignment on rescale is not modelled) and the partitioner of a keyed aggregate's
+//! input (keyed state needs `keyBy`, a hash edge). No browser types: tested natively.
 
 use std::collections::BTreeMap;
 
@@ -91,25 +95,42 @@ impl Snapshot {
     }
 }
 
-/// An operator as the dialog offers it: its id and the parallelism it runs with.
+/// Why a source's parallelism is shown but not offered (the engine refuses changing it).
+pub const SOURCE_PARALLELISM_REASON: &str = "a source keeps its parallelism here: each of its subtasks is one split read by offset, and Flink's split reassignment on rescale (the SplitEnumerator's) is not modelled";
+
+/// Why the partitioner of an edge into keyed aggregate `to` is shown but not offered.
+pub fn keyed_input_reason(to: &str) -> String {
+    tf(
+        "{0} is a keyed aggregate: keyed state needs a keyed input (keyBy), so this edge stays hash",
+        &[&to],
+    )
+}
+
+/// An operator as the dialog offers it: its id, the parallelism it runs with, and whether
+/// it is a source (whose parallelism is not offered).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OperatorChoice {
     pub id: String,
     pub parallelism: u32,
+    pub source: bool,
 }
 
-/// An edge as the dialog offers it: its ends and the partitioner it runs with.
+/// An edge as the dialog offers it: its ends, the partitioner it runs with, and whether
+/// it feeds a keyed aggregate (whose input partitioner is not offered).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EdgeChoice {
     pub from: String,
     pub to: String,
     pub partitioner: String,
+    pub keyed: bool,
 }
 
 /// The field a problem belongs to (the dialog shows it there).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Field {
     Parallelism(String),
+    /// The partitioner of the edge `(from, to)`.
+    Partitioner(String, String),
     SerializerVersion,
     MaxParallelism,
 }
@@ -176,6 +197,16 @@ impl ResubmitForm {
                     }
                 },
             };
+            if op.source && n != op.parallelism {
+                errors.push(FieldError {
+                    field: Field::Parallelism(op.id.clone()),
+                    message: tf(
+                        "parallelism of {0}: {1}",
+                        &[&op.id, &t(SOURCE_PARALLELISM_REASON)],
+                    ),
+                });
+                continue;
+            }
             highest = highest.max(n);
             if n != op.parallelism {
                 parallelism.insert(op.id.clone(), json!(n));
@@ -184,6 +215,10 @@ impl ResubmitForm {
         let mut partitioners = Vec::new();
         for e in edges {
             match self.partitioners.get(&(e.from.clone(), e.to.clone())) {
+                Some(p) if *p != e.partitioner && e.keyed => errors.push(FieldError {
+                    field: Field::Partitioner(e.from.clone(), e.to.clone()),
+                    message: keyed_input_reason(&e.to),
+                }),
                 Some(p) if *p != e.partitioner => {
                     partitioners.push(json!({"from": e.from, "to": e.to, "partitioner": p}))
                 }
@@ -308,20 +343,31 @@ mod tests {
             OperatorChoice {
                 id: "src".into(),
                 parallelism: 2,
+                source: true,
             },
             OperatorChoice {
                 id: "count".into(),
                 parallelism: 2,
+                source: false,
             },
         ]
     }
 
     fn edges() -> Vec<EdgeChoice> {
-        vec![EdgeChoice {
-            from: "count".into(),
-            to: "out".into(),
-            partitioner: "forward".into(),
-        }]
+        vec![
+            EdgeChoice {
+                from: "src".into(),
+                to: "count".into(),
+                partitioner: "hash".into(),
+                keyed: true,
+            },
+            EdgeChoice {
+                from: "count".into(),
+                to: "out".into(),
+                partitioner: "forward".into(),
+                keyed: false,
+            },
+        ]
     }
 
     #[test]
@@ -408,8 +454,38 @@ mod tests {
         }
         let mut f = ResubmitForm::new(Snapshot::Latest);
         f.parallelism.insert("count".into(), "1024".into());
-        f.parallelism.insert("src".into(), "1".into());
         assert!(f.build(0, &ops(), &edges()).is_ok());
+    }
+
+    /// A source's parallelism and a keyed aggregate's input partitioner are not choices:
+    /// changing them is that field's problem, with the reason; their current values are
+    /// no change.
+    #[test]
+    fn a_sources_parallelism_and_a_keyed_input_stay() {
+        let mut f = ResubmitForm::new(Snapshot::Latest);
+        f.parallelism.insert("src".into(), "3".into());
+        f.partitioners
+            .insert(("src".into(), "count".into()), "rebalance".into());
+        let errs = f.build(0, &ops(), &edges()).unwrap_err();
+        assert_eq!(
+            errs,
+            vec![
+                FieldError {
+                    field: Field::Parallelism("src".into()),
+                    message: format!("parallelism of src: {SOURCE_PARALLELISM_REASON}"),
+                },
+                FieldError {
+                    field: Field::Partitioner("src".into(), "count".into()),
+                    message: "count is a keyed aggregate: keyed state needs a keyed input (keyBy), so this edge stays hash".into(),
+                },
+            ]
+        );
+        let mut f = ResubmitForm::new(Snapshot::Latest);
+        f.parallelism.insert("src".into(), "2".into());
+        f.partitioners
+            .insert(("src".into(), "count".into()), "hash".into());
+        let e = f.build(0, &ops(), &edges()).unwrap();
+        assert_eq!(e, json!({"at": "0s", "resubmit": {"from": "latest"}}));
     }
 
     #[test]

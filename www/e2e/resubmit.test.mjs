@@ -2,6 +2,8 @@
 //  1. open the `unaligned` preset, play to exactly 10 s (checkpoints every 2 s have
 //     completed), click "Resubmit from here" on the newest completed row: the dialog opens
 //     preset to that checkpoint (`resubmit-from` = `checkpoint:<id>`) with nothing changed;
+//     A source's parallelism (`orders`) and the keyed input explode → count are disabled,
+//     each with its reason (`resubmit-fixed-reason`);
 //  2. type parallelism 3 for `count`: the JSON preview is exactly the event
 //     `{"at": "10s", "resubmit": {"from": "checkpoint:<id>", "parallelism": {"count": 3}}}`
 //     and the plain-words preview says so; pick `rescale` for count → out and max
@@ -39,6 +41,15 @@ test('resubmit dialog: preset from a history row, JSON preview, errors next to t
   const json = async () => JSON.parse(await dialog.getByTestId('resubmit-json').textContent());
   assert.deepEqual(await json(), { at: '10s', resubmit: { from: `checkpoint:${id}` } });
   assert.equal(await dialog.getByTestId('resubmit-parallelism-count').inputValue(), '2');
+  // A source's parallelism and a keyed aggregate's input partitioner are shown, not offered,
+  // each with its reason after it.
+  const fixed = (field) => dialog.locator(`[data-testid="resubmit-fixed-reason"][data-field="${field}"]`);
+  assert.ok(await dialog.getByTestId('resubmit-parallelism-orders').isDisabled());
+  assert.equal(await dialog.getByTestId('resubmit-parallelism-orders').inputValue(), '2');
+  assert.match(await fixed('parallelism-orders').textContent(), /each of its subtasks is one split read by offset/);
+  assert.ok(await dialog.getByTestId('resubmit-partitioner-explode-count').isDisabled());
+  assert.match(await fixed('partitioner-explode-count').textContent(), /count is a keyed aggregate: keyed state needs a keyed input \(keyBy\)/);
+  assert.ok(!(await dialog.getByTestId('resubmit-parallelism-count').isDisabled()));
 
   await dialog.getByTestId('resubmit-parallelism-count').fill('3');
   assert.deepEqual(await json(), { at: '10s', resubmit: { from: `checkpoint:${id}`, parallelism: { count: 3 } } });

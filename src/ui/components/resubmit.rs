@@ -6,7 +6,9 @@
 //! the snapshot (`resubmit-from`: the latest retained checkpoint, the newest savepoint,
 //! or any completed checkpoint / savepoint of the history), per operator its
 //! parallelism (`resubmit-parallelism-<op>`), per edge its partitioner
-//! (`resubmit-partitioner-<from>-<to>`), the serializer version (`resubmit-serializer`)
+//! (`resubmit-partitioner-<from>-<to>`) — a source's parallelism and a keyed aggregate's
+//! input partitioner shown disabled, their reason after them (`resubmit-fixed-reason`,
+//! `data-field` naming the field) —, the serializer version (`resubmit-serializer`)
 //! and `pipeline.max-parallelism` (`resubmit-max-parallelism`). A bad value shows its
 //! reason right after its field (`resubmit-field-error`, `data-field` naming the field)
 //! and disables `resubmit-submit`. `resubmit-preview` says in plain words what will be
@@ -25,7 +27,8 @@ use crate::scenario::document::PARTITIONERS;
 use crate::ui::command::Command;
 use crate::ui::i18n::{t, tf, use_lang};
 use crate::ui::resubmit_form::{
-    describe, EdgeChoice, Field, FieldError, OperatorChoice, ResubmitForm, Snapshot,
+    describe, keyed_input_reason, EdgeChoice, Field, FieldError, OperatorChoice, ResubmitForm,
+    Snapshot, SOURCE_PARALLELISM_REASON,
 };
 
 /// Writes one field's typed value into the form.
@@ -47,6 +50,15 @@ pub struct ResubmitDialogProps {
     /// Why the app refused the last submitted event.
     #[prop_or_default]
     pub error: Option<AttrValue>,
+}
+
+/// Why the field `name` is not a choice, right after it.
+fn fixed_reason(name: String, reason: String) -> Html {
+    html! {
+        <span class="muted resubmit-fixed-reason" data-testid="resubmit-fixed-reason" data-field={name}>
+            { reason }
+        </span>
+    }
 }
 
 /// The problem of `field`, right after it.
@@ -123,6 +135,16 @@ pub fn resubmit_dialog(props: &ResubmitDialogProps) -> Html {
             .cloned()
             .unwrap_or_else(|| op.parallelism.to_string());
         let bad = errors.iter().any(|e| e.field == field);
+        if op.source {
+            return html! {
+                <label class="resubmit-field">
+                    <span class="field-label">{ op.id.clone() }</span>
+                    <input type="text" size="5" disabled=true data-testid={format!("resubmit-parallelism-{}", op.id)}
+                        aria-label={tf("parallelism of {0}", &[&op.id])} value={op.parallelism.to_string()} />
+                    { fixed_reason(format!("parallelism-{}", op.id), t(SOURCE_PARALLELISM_REASON).to_string()) }
+                </label>
+            };
+        }
         html! {
             <label class="resubmit-field">
                 <span class="field-label">{ op.id.clone() }</span>
@@ -151,6 +173,17 @@ pub fn resubmit_dialog(props: &ResubmitDialogProps) -> Html {
             .get(&key)
             .cloned()
             .unwrap_or_else(|| e.partitioner.clone());
+        if e.keyed {
+            return html! {
+                <label class="resubmit-field">
+                    <span class="field-label">{ format!("{} → {}", e.from, e.to) }</span>
+                    <select disabled=true data-testid={format!("resubmit-partitioner-{}-{}", e.from, e.to)}>
+                        <option value={e.partitioner.clone()} selected=true>{ e.partitioner.clone() }</option>
+                    </select>
+                    { fixed_reason(format!("partitioner-{}-{}", e.from, e.to), keyed_input_reason(&e.to)) }
+                </label>
+            };
+        }
         html! {
             <label class="resubmit-field">
                 <span class="field-label">{ format!("{} → {}", e.from, e.to) }</span>

@@ -533,6 +533,8 @@ pub const ZH: &[(&str, &str)] = &[
     ("At {0}, resubmit the same job from {1}, unchanged.", "在 {0}，从{1}重新提交同一个作业，不做改动。"),
     ("At {0}, resubmit the job from {1} with: {2}.", "在 {0}，从{1}重新提交作业，改动：{2}。"),
     ("parallelism of {0}", "{0} 的并行度"),
+    ("a source keeps its parallelism here: each of its subtasks is one split read by offset, and Flink's split reassignment on rescale (the SplitEnumerator's) is not modelled", "这里源算子的并行度保持不变：它的每个子任务是按偏移量读取的一个分片，而 Flink 在扩缩容时重新分配分片（由 SplitEnumerator 完成）的机制没有建模"),
+    ("{0} is a keyed aggregate: keyed state needs a keyed input (keyBy), so this edge stays hash", "{0} 是键控聚合：键控状态需要键控输入（keyBy），所以这条边保持 hash"),
     ("serializer version", "序列化器版本"),
     ("max parallelism", "最大并行度"),
     ("unchanged ({0})", "不变（{0}）"),
