@@ -82,6 +82,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../../presets/i18n/zh/stop-with-savepoint.json"),
     ),
     (
+        "stop-with-savepoint-backpressure",
+        include_str!("../../../presets/i18n/zh/stop-with-savepoint-backpressure.json"),
+    ),
+    (
         "two-phases",
         include_str!("../../../presets/i18n/zh/two-phases.json"),
     ),
