@@ -44,6 +44,10 @@ test('large, an edited job, compare mode and the Chinese interface fit at three 
 
     await openPreset(page, 'large');
     await runTo(page, 8);
+    // The guide's watch list numbers from 1 after a switch from a longer list (Chromium kept
+    // the old numbering: "3.", "4." for the two items of `large`).
+    const numbers = await page.locator('.guide-watch li').evaluateAll((lis) => lis.map((li) => li.value));
+    assert.deepEqual(numbers, numbers.map((_, i) => i + 1), `large at ${w}: the watch list numbers from 1`);
     const large = await fit(page, '[data-testid="job-graph"]');
     await page.screenshot({ path: join(SCREENSHOTS, `tour-large-${w}.png`) });
     assertFits('large', w, large);

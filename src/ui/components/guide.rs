@@ -195,8 +195,13 @@ pub fn guide_panel(props: &GuideProps) -> Html {
             <div class="guide-cols">
                 <div class="guide-col">
                     <h3 class="guide-h">{ t("What to watch") }</h3>
+                    // Each item carries its number: Chromium does not renumber a list whose
+                    // first items Yew removed when the guide changed (a 4-item list followed by
+                    // a 2-item one showed "3." and "4.").
                     <ol class="guide-watch">
-                        { for g.watch.iter().map(|w| html! { <li>{ w.clone() }</li> }) }
+                        { for g.watch.iter().enumerate().map(|(i, w)| html! {
+                            <li value={(i + 1).to_string()}>{ w.clone() }</li>
+                        }) }
                     </ol>
                 </div>
                 <div class="guide-col" data-testid="guide-promises">
