@@ -273,7 +273,7 @@ test('the diagnosis sentences, a remedy, the editor events, the subtask title, s
   const diagnosis = page.getByTestId('diagnosis');
   assert.match(await diagnosis.getByTestId('diagnosis-text').innerText(), /检查点 \d+/);
   assert.match(await diagnosis.getByTestId('diagnosis-bottleneck').innerText(), /瓶颈|没有反压|反压/);
-  await diagnosis.scrollIntoViewIfNeeded();
+  await diagnosis.getByTestId('diagnosis-text').evaluate((el) => el.scrollIntoView({ block: 'start' }));
   await page.screenshot({ path: join(SCREENSHOTS, 'i18n-zh-diagnosis-sentences-1440.png') });
   await scan('diagnosis');
   // A remedy on the newest completed checkpoint (pinned): its effect line and how Flink
