@@ -18,8 +18,9 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+use super::log::{text, Arg, Msg};
 use super::restart_strategy::RestartStrategyType;
-use super::time::{format_duration, parse_duration, parse_size, Micros};
+use super::time::{format_duration, parse_duration_msg, parse_size_msg, Micros};
 use serde::Serialize;
 
 /// The Flink release whose defaults a run follows (`playground.flink.version`).
@@ -347,7 +348,31 @@ pub fn removed_key(key: &str) -> Option<&'static RemovedKey> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConfigError {
     pub key: String,
+    /// What is wrong: exactly `msg`'s English.
     pub message: String,
+    /// [`ConfigError::message`]'s structured form (the interface shows it in the viewer's
+    /// language).
+    pub msg: Msg,
+}
+
+impl ConfigError {
+    pub fn new(key: &str, msg: Msg) -> ConfigError {
+        ConfigError {
+            key: key.to_string(),
+            message: msg.english(),
+            msg,
+        }
+    }
+}
+
+impl ConfigError {
+    /// [`ConfigError`]'s `Display` ("config key 'k': message") in structured form.
+    pub fn named(&self) -> Msg {
+        Msg::new(
+            "config key '{0}': {1}",
+            vec![text(&self.key), self.msg.clone().into()],
+        )
+    }
 }
 
 impl std::fmt::Display for ConfigError {
@@ -434,58 +459,67 @@ pub fn canonical_key(key: &str) -> Option<&'static str> {
         .map(|k| k.key)
 }
 
-fn suggestion(key: &str) -> String {
+/// The known key `key` misspells (the same letters without `-`, `.`, `_`), if any.
+fn suggestion(key: &str) -> Option<&'static str> {
     let squash = |s: &str| s.replace(['-', '.', '_'], "");
     let wanted = squash(key);
-    match KEYS.iter().find(|k| squash(k.key) == wanted) {
-        Some(k) => format!(" (did you mean '{}'?)", k.key),
-        None => String::new(),
-    }
+    KEYS.iter().find(|k| squash(k.key) == wanted).map(|k| k.key)
 }
 
 impl EngineConfig {
     /// Sets one key from its Flink-syntax value. Errors name the key and say what is wrong.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), ConfigError> {
-        let err = |message: String| ConfigError {
-            key: key.to_string(),
-            message,
-        };
+        let err = |msg: Msg| ConfigError::new(key, msg);
         let Some(canonical) = canonical_key(key) else {
             if removed_key(key).is_some() {
                 // Accepted and ignored, so an old scenario (or a recorded change) still runs.
                 return Ok(());
             }
-            return Err(err(format!("unknown configuration key{}", suggestion(key))));
+            return Err(err(match suggestion(key) {
+                Some(k) => Msg::new(
+                    "unknown configuration key (did you mean '{0}'?)",
+                    vec![text(k)],
+                ),
+                None => Msg::new("unknown configuration key", vec![]),
+            }));
         };
         let v = value.trim();
-        let dur = || parse_duration(v).map_err(err);
-        let size = || parse_size(v).map_err(err);
+        let dur = || parse_duration_msg(v).map_err(err);
+        let size = || parse_size_msg(v).map_err(err);
         let boolean = || match v.to_ascii_lowercase().as_str() {
             "true" => Ok(true),
             "false" => Ok(false),
-            _ => Err(err(format!("'{v}' is not true or false"))),
+            _ => Err(err(Msg::new("'{0}' is not true or false", vec![text(v)]))),
         };
         let count = |lo: u64, hi: u64| -> Result<u32, ConfigError> {
             let n: u64 = v
                 .parse()
-                .map_err(|_| err(format!("'{v}' is not a whole number")))?;
+                .map_err(|_| err(Msg::new("'{0}' is not a whole number", vec![text(v)])))?;
             if n < lo || n > hi {
-                return Err(err(format!("{n} is out of range ({lo} to {hi})")));
+                return Err(err(Msg::new(
+                    "{0} is out of range ({1} to {2})",
+                    vec![text(n), text(lo), text(hi)],
+                )));
             }
             Ok(n as u32)
         };
-        let bounded_dur = |lo: Micros, hi: Micros, what: &str| -> Result<Micros, ConfigError> {
-            let d = parse_duration(v).map_err(err)?;
-            if d < lo || d > hi {
-                return Err(err(format!(
-                    "{} is out of range for {what} ({} to {})",
-                    format_duration(d),
-                    format_duration(lo),
-                    format_duration(hi)
-                )));
-            }
-            Ok(d)
-        };
+        // `what`: an engine word (the interface translates it).
+        let bounded_dur =
+            |lo: Micros, hi: Micros, what: &'static str| -> Result<Micros, ConfigError> {
+                let d = parse_duration_msg(v).map_err(err)?;
+                if d < lo || d > hi {
+                    return Err(err(Msg::new(
+                        "{0} is out of range for {1} ({2} to {3})",
+                        vec![
+                            text(format_duration(d)),
+                            Arg::Word(what),
+                            text(format_duration(lo)),
+                            text(format_duration(hi)),
+                        ],
+                    )));
+                }
+                Ok(d)
+            };
         match canonical {
             "execution.checkpointing.interval" => {
                 self.checkpoint_interval = match v.to_ascii_lowercase().as_str() {
@@ -501,7 +535,7 @@ impl EngineConfig {
                 self.mode = match v.to_ascii_uppercase().as_str() {
                     "EXACTLY_ONCE" => CheckpointingMode::ExactlyOnce,
                     "AT_LEAST_ONCE" => CheckpointingMode::AtLeastOnce,
-                    _ => return Err(err(format!("'{v}' is not EXACTLY_ONCE or AT_LEAST_ONCE"))),
+                    _ => return Err(err(Msg::new("'{0}' is not EXACTLY_ONCE or AT_LEAST_ONCE", vec![text(v)]))),
                 }
             }
             "execution.checkpointing.unaligned.enabled" => self.unaligned = boolean()?,
@@ -527,17 +561,17 @@ impl EngineConfig {
                     .parse::<i64>()
                     .ok()
                     .filter(|n| *n >= -1)
-                    .ok_or_else(|| err(format!("'{v}' is not a checkpoint id or -1")))?
+                    .ok_or_else(|| err(Msg::new("'{0}' is not a checkpoint id or -1", vec![text(v)])))?
             }
             "execution.checkpointing.unaligned.recover-output-on-downstream.enabled" => {
                 self.unaligned_recover_output_on_downstream = boolean()?
             }
             "execution.checkpointing.externalized-checkpoint-retention" => {
-                self.checkpoint_retention = super::retained::Retention::parse(v).map_err(err)?
+                self.checkpoint_retention = super::retained::Retention::parse(v).map_err(|m| err(Msg::new("{0}", vec![text(m)])))?
             }
             "execution.checkpointing.num-retained" => self.num_retained = count(1, 100)?,
             "execution.state-recovery.claim-mode" => {
-                self.claim_mode = super::retained::ClaimMode::parse(v).map_err(err)?
+                self.claim_mode = super::retained::ClaimMode::parse(v).map_err(|m| err(Msg::new("{0}", vec![text(m)])))?
             }
             "pipeline.max-parallelism" => {
                 self.max_parallelism = match v.trim() {
@@ -551,14 +585,14 @@ impl EngineConfig {
             "taskmanager.memory.segment-size" => {
                 let s = size()?;
                 if !(64..=1 << 20).contains(&s) {
-                    return Err(err(format!("{s} bytes is out of range (64b to 1mb)")));
+                    return Err(err(Msg::new("{0} bytes is out of range (64b to 1mb)", vec![text(s)])));
                 }
                 self.segment_size = s as u32
             }
             "taskmanager.memory.min-segment-size" => {
                 let s = size()?;
                 if !(16..=1 << 20).contains(&s) {
-                    return Err(err(format!("{s} bytes is out of range (16b to 1mb)")));
+                    return Err(err(Msg::new("{0} bytes is out of range (16b to 1mb)", vec![text(s)])));
                 }
                 self.min_segment_size = s as u32
             }
@@ -595,15 +629,16 @@ impl EngineConfig {
             "state.storage.fs.memory-threshold" => self.memory_threshold = size()?,
             "playground.flink.version" => {
                 let next = FlinkVersion::parse(v)
-                    .ok_or_else(|| err(format!("'{v}' is not a Flink version this playground models (2.3 or 1.20)")))?;
+                    .ok_or_else(|| err(Msg::new("'{0}' is not a Flink version this playground models (2.3 or 1.20)", vec![text(v)])))?;
                 self.rebase_version(next)
             }
             "restart-strategy.type" => {
                 self.restart_strategy = match v {
                     "" => None,
                     _ => Some(RestartStrategyType::parse(v).ok_or_else(|| {
-                        err(format!(
-                            "'{v}' is not a restart strategy (disable, none, off, fixed-delay, failure-rate, exponential-delay)"
+                        err(Msg::new(
+                            "'{0}' is not a restart strategy (disable, none, off, fixed-delay, failure-rate, exponential-delay)",
+                            vec![text(v)],
                         ))
                     })?),
                 }
@@ -627,11 +662,12 @@ impl EngineConfig {
                     "NONE" => false,
                     "SLOTS" => true,
                     "TASKS" => {
-                        return Err(err(
-                            "TASKS (TaskBalancedPreferredSlotSharingStrategy) is not modelled; use NONE or SLOTS".into(),
-                        ))
+                        return Err(err(Msg::new(
+                            "TASKS (TaskBalancedPreferredSlotSharingStrategy) is not modelled; use NONE or SLOTS",
+                            vec![],
+                        )))
                     }
-                    _ => return Err(err(format!("'{v}' is not NONE or SLOTS"))),
+                    _ => return Err(err(Msg::new("'{0}' is not NONE or SLOTS", vec![text(v)]))),
                 }
             }
             "cluster.evenly-spread-out-slots" => self.evenly_spread_out_slots = boolean()?,
@@ -639,7 +675,7 @@ impl EngineConfig {
                 self.failover_full = match v.to_ascii_lowercase().as_str() {
                     "region" => false,
                     "full" => true,
-                    _ => return Err(err(format!("'{v}' is not region or full"))),
+                    _ => return Err(err(Msg::new("'{0}' is not region or full", vec![text(v)]))),
                 }
             }
             "restart-strategy.failure-rate.max-failures-per-interval" => {
@@ -660,7 +696,7 @@ impl EngineConfig {
             "restart-strategy.exponential-delay.backoff-multiplier" => {
                 self.exp_multiplier = match v.parse::<f64>() {
                     Ok(m) if m > 1.0 && m <= 1_000.0 => m,
-                    _ => return Err(err(format!("'{v}' is not a multiplier greater than 1 (up to 1000)"))),
+                    _ => return Err(err(Msg::new("'{0}' is not a multiplier greater than 1 (up to 1000)", vec![text(v)]))),
                 }
             }
             "restart-strategy.exponential-delay.reset-backoff-threshold" => {
@@ -669,7 +705,7 @@ impl EngineConfig {
             "restart-strategy.exponential-delay.jitter-factor" => {
                 self.exp_jitter = match v.parse::<f64>() {
                     Ok(j) if (0.0..=1.0).contains(&j) => j,
-                    _ => return Err(err(format!("'{v}' is not a jitter factor between 0 and 1"))),
+                    _ => return Err(err(Msg::new("'{0}' is not a jitter factor between 0 and 1", vec![text(v)]))),
                 }
             }
             "restart-strategy.exponential-delay.attempts-before-reset-backoff" => {
@@ -684,8 +720,9 @@ impl EngineConfig {
             "playground.storage.throughput" => {
                 let s = size()?;
                 if s < 1024 {
-                    return Err(err(format!(
-                        "{s} bytes/s is too slow (at least 1kb per second)"
+                    return Err(err(Msg::new(
+                        "{0} bytes/s is too slow (at least 1kb per second)",
+                        vec![text(s)],
                     )));
                 }
                 self.storage_throughput = s
@@ -696,7 +733,7 @@ impl EngineConfig {
             "playground.state.bytes-per-key" => {
                 let s = size()?;
                 if !(1..=1 << 20).contains(&s) {
-                    return Err(err(format!("{s} bytes is out of range (1b to 1mb)")));
+                    return Err(err(Msg::new("{0} bytes is out of range (1b to 1mb)", vec![text(s)])));
                 }
                 self.state_bytes_per_key = s as u32
             }
@@ -706,7 +743,7 @@ impl EngineConfig {
             "playground.channel-state.writers-per-taskmanager" => {
                 self.writers_per_task_manager = boolean()?
             }
-            other => return Err(err(format!("'{other}' is documented but not handled"))),
+            other => return Err(err(Msg::new("'{0}' is documented but not handled", vec![text(other)]))),
         }
         Ok(())
     }
@@ -738,59 +775,52 @@ impl EngineConfig {
     /// barrier never switches to unaligned), so the playground accepts them too: each is
     /// a run worth watching, and nothing in the engine divides by them.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        let refuse = |key: &str, message: String| {
-            Err(ConfigError {
-                key: key.to_string(),
-                message,
-            })
-        };
+        let refuse = |key: &str, msg: Msg| Err(ConfigError::new(key, msg));
         if self.unaligned && self.mode == CheckpointingMode::AtLeastOnce {
             return refuse(
                 "execution.checkpointing.unaligned.enabled",
-                "unaligned checkpoints require execution.checkpointing.mode EXACTLY_ONCE, \
-                 but execution.checkpointing.mode is AT_LEAST_ONCE"
-                    .into(),
+                Msg::new(
+                    "unaligned checkpoints require execution.checkpointing.mode EXACTLY_ONCE, but execution.checkpointing.mode is AT_LEAST_ONCE",
+                    vec![],
+                ),
             );
         }
         if self.unaligned && self.max_concurrent > 1 {
             return refuse(
                 "execution.checkpointing.max-concurrent-checkpoints",
-                format!(
-                    "unaligned checkpoints support only one concurrent checkpoint, but \
-                     execution.checkpointing.max-concurrent-checkpoints is {} while \
-                     execution.checkpointing.unaligned.enabled is true",
-                    self.max_concurrent
+                Msg::new(
+                    "unaligned checkpoints support only one concurrent checkpoint, but execution.checkpointing.max-concurrent-checkpoints is {0} while execution.checkpointing.unaligned.enabled is true",
+                    vec![text(self.max_concurrent)],
                 ),
             );
         }
         if self.unaligned_during_recovery && !self.unaligned_recover_output_on_downstream {
             return refuse(
                 "execution.checkpointing.unaligned.during-recovery.enabled",
-                "checkpointing during recovery requires \
-                 execution.checkpointing.unaligned.recover-output-on-downstream.enabled \
-                 true (Flink 2.3, FLIP-547), but it is false"
-                    .into(),
+                Msg::new(
+                    "checkpointing during recovery requires execution.checkpointing.unaligned.recover-output-on-downstream.enabled true (Flink 2.3, FLIP-547), but it is false",
+                    vec![],
+                ),
             );
         }
         if self.buffers_per_channel == 0 && self.floating_buffers_per_gate == 0 {
             return refuse(
                 "taskmanager.network.memory.floating-buffers-per-gate",
-                "with 0 buffers per channel, a gate needs at least one floating buffer: \
-                 taskmanager.network.memory.buffers-per-channel 0 and \
-                 taskmanager.network.memory.floating-buffers-per-gate 0 leave an input \
-                 channel no buffer to receive into, so the job would stall"
-                    .into(),
+                Msg::new(
+                    "with 0 buffers per channel, a gate needs at least one floating buffer: taskmanager.network.memory.buffers-per-channel 0 and taskmanager.network.memory.floating-buffers-per-gate 0 leave an input channel no buffer to receive into, so the job would stall",
+                    vec![],
+                ),
             );
         }
         if self.min_segment_size > self.segment_size {
             return refuse(
                 "taskmanager.memory.min-segment-size",
-                format!(
-                    "taskmanager.memory.min-segment-size ({}) is larger than \
-                     taskmanager.memory.segment-size ({}); the debloater sizes buffers \
-                     between the two",
-                    size_text(self.min_segment_size),
-                    size_text(self.segment_size)
+                Msg::new(
+                    "taskmanager.memory.min-segment-size ({0}) is larger than taskmanager.memory.segment-size ({1}); the debloater sizes buffers between the two",
+                    vec![
+                        text(size_text(self.min_segment_size)),
+                        text(size_text(self.segment_size)),
+                    ],
                 ),
             );
         }
@@ -840,23 +870,25 @@ impl EngineConfig {
     /// says the value is refused and names the rule's keys and values.
     pub fn with_change(&self, key: &str, value: &str) -> Result<EngineConfig, ConfigError> {
         if canonical_key(key) == Some("playground.flink.version") {
-            return Err(ConfigError {
-                key: key.to_string(),
-                message: format!(
-                    "{} is refused: the Flink version is chosen for the whole run (in the \
-                     scenario's config), not changed while it runs",
-                    value.trim()
+            return Err(ConfigError::new(
+                key,
+                Msg::new(
+                    "{0} is refused: the Flink version is chosen for the whole run (in the scenario's config), not changed while it runs",
+                    vec![text(value.trim())],
                 ),
-            });
+            ));
         }
         let mut next = self.clone();
         next.set(key, value)?;
         match next.validate() {
             Ok(()) => Ok(next),
-            Err(rule) => Err(ConfigError {
-                key: key.to_string(),
-                message: format!("{} is refused: {}", value.trim(), rule.message),
-            }),
+            Err(rule) => Err(ConfigError::new(
+                key,
+                Msg::new(
+                    "{0} is refused: {1}",
+                    vec![text(value.trim()), rule.msg.into()],
+                ),
+            )),
         }
     }
 

@@ -28,17 +28,45 @@ pub struct LogEntry {
     pub msg: Option<Msg>,
 }
 
-/// An argument of a [`Msg`]: a value shown as it is (ids, names, durations, sizes) or an
-/// engine word the interface translates (`aligned`, `checkpoint`, …).
-#[derive(Clone, Debug, PartialEq)]
+/// An argument of a [`Msg`]: a value shown as it is (ids, names, durations, sizes), an
+/// engine word the interface translates (`aligned`, `checkpoint`, …), a clause that is a
+/// message of its own (the diagnosis's sentences are built of clauses), or a list of
+/// arguments joined in English by the separator given (`", "`, `"; "`, `""`; the
+/// interface joins them its own way).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Arg {
     Text(String),
     Word(&'static str),
+    Msg(Box<Msg>),
+    List(Vec<Arg>, &'static str),
+}
+
+impl Arg {
+    /// The argument's English text.
+    pub fn english(&self) -> String {
+        match self {
+            Arg::Text(s) => s.clone(),
+            Arg::Word(w) => (*w).to_string(),
+            Arg::Msg(m) => m.english(),
+            Arg::List(items, sep) => items.iter().map(Arg::english).collect::<Vec<_>>().join(sep),
+        }
+    }
+}
+
+impl From<Msg> for Arg {
+    fn from(m: Msg) -> Arg {
+        Arg::Msg(Box::new(m))
+    }
+}
+
+/// A list of texts (names) joined by `sep` in English.
+pub fn list_of<T: std::fmt::Display>(items: &[T], sep: &'static str) -> Arg {
+    Arg::List(items.iter().map(text).collect(), sep)
 }
 
 /// A log text as a code (its English template, `{0}`, `{1}`, … for the arguments) and
 /// its arguments, so the interface can show it in another language without parsing it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Msg {
     pub code: &'static str,
     pub args: Vec<Arg>,
@@ -51,11 +79,24 @@ impl Msg {
 
     /// The English text: the code with its arguments filled in.
     pub fn english(&self) -> String {
-        fill(self.code, |i| match self.args.get(i) {
-            Some(Arg::Text(s)) => s.clone(),
-            Some(Arg::Word(w)) => (*w).to_string(),
-            None => String::new(),
+        fill(self.code, |i| {
+            self.args.get(i).map(Arg::english).unwrap_or_default()
         })
+    }
+
+    /// Every code of the message and of its clauses, and every engine word, in order
+    /// (the catalogue tests check each has Chinese).
+    pub fn codes(&self, out: &mut Vec<&'static str>) {
+        fn arg(a: &Arg, out: &mut Vec<&'static str>) {
+            match a {
+                Arg::Text(_) => {}
+                Arg::Word(w) => out.push(w),
+                Arg::Msg(m) => m.codes(out),
+                Arg::List(items, _) => items.iter().for_each(|i| arg(i, out)),
+            }
+        }
+        out.push(self.code);
+        self.args.iter().for_each(|a| arg(a, out));
     }
 }
 

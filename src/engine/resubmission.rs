@@ -61,7 +61,13 @@ impl Resubmit {
     /// `job` with the changes applied, validated as a job is; the error's path is relative
     /// to the resubmit object (`parallelism.count`, `config.pipeline.max-parallelism`).
     pub fn changed_job(&self, job: &JobSpec) -> Result<JobSpec, SpecError> {
-        let bad = |path: String, message: String| Err(SpecError { path, message });
+        let bad = |path: String, message: String| {
+            Err(SpecError {
+                path,
+                message,
+                msg: None,
+            })
+        };
         let mut next = job.clone();
         next.events.clear();
         for (id, &p) in &self.parallelism {

@@ -654,6 +654,9 @@ impl Engine {
     /// action's field (`set_config`), its `message` is the one a document with that event
     /// gets; an action that would make a later scenario event invalid says so.
     pub fn check_action(&self, action: &Action) -> Result<(), SpecError> {
+        /// The refusal of an action that would make a later scenario event invalid.
+        const REFUSED_BY_LATER_EVENT: &str =
+            "refused: with this change, the scenario's {0} would be invalid — {1}";
         let mut probe = self.spec.clone();
         probe
             .events
@@ -671,14 +674,20 @@ impl Engine {
             Some(field) => SpecError {
                 path: field.trim_start_matches('.').to_string(),
                 message: e.message,
+                msg: e.msg,
             },
-            None => SpecError {
-                message: format!(
-                    "refused: with this change, the scenario's {} would be invalid — {}",
-                    e.path, e.message
-                ),
-                path: e.path,
-            },
+            None => {
+                let why = e
+                    .msg
+                    .map_or_else(|| super::log::text(&e.message), super::log::Arg::from);
+                SpecError::of(
+                    e.path.clone(),
+                    super::log::Msg::new(
+                        REFUSED_BY_LATER_EVENT,
+                        vec![super::log::text(&e.path), why],
+                    ),
+                )
+            }
         })
     }
 

@@ -20,6 +20,7 @@
 )]
 
 use super::config::EngineConfig;
+use super::log::{text, Msg};
 use super::time::{format_duration, Micros};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -300,6 +301,20 @@ pub enum Action {
 pub struct SpecError {
     pub path: String,
     pub message: String,
+    /// `message`'s structured form where the check gives one (a `set_config` value or
+    /// rule; the interface shows it in the viewer's language), its English `message`.
+    pub msg: Option<Msg>,
+}
+
+impl SpecError {
+    /// An error whose message is `msg`'s English.
+    pub fn of(path: String, msg: Msg) -> SpecError {
+        SpecError {
+            path,
+            message: msg.english(),
+            msg: Some(msg),
+        }
+    }
 }
 
 impl std::fmt::Display for SpecError {
@@ -364,7 +379,13 @@ impl JobSpec {
     /// with an unknown endpoint are left out of the later graph checks.
     pub fn problems(&self) -> Vec<SpecError> {
         let mut out = Vec::new();
-        let mut fail = |path: String, message: String| out.push(SpecError { path, message });
+        let mut fail = |path: String, message: String| {
+            out.push(SpecError {
+                path,
+                message,
+                msg: None,
+            })
+        };
         if self.operators.is_empty() {
             fail(
                 "operators".into(),
@@ -587,6 +608,7 @@ impl JobSpec {
             }
         }
         let mut config_changes = self.config_change_problems(config_ok);
+        let mut coded: BTreeMap<String, Msg> = BTreeMap::new();
         for (i, ev) in self.events.iter().enumerate() {
             let p = format!("events[{i}]");
             if ev.at > self.duration {
@@ -651,8 +673,12 @@ impl JobSpec {
                 Action::SetConfig { key, .. } => {
                     if let Some(message) = super::physical_plan::submission_key_change(key) {
                         fail(format!("{p}.set_config.key"), message);
-                    } else if let Some(message) = config_changes.remove(&i) {
-                        fail(format!("{p}.set_config"), message);
+                    } else if let Some(msg) = config_changes.remove(&i) {
+                        // Structured (the settings panel shows it next to its field):
+                        // given to the error once `fail` is done with `out`.
+                        let path = format!("{p}.set_config");
+                        fail(path.clone(), msg.english());
+                        coded.insert(path, msg);
                     }
                 }
                 Action::SetPartitioner {
@@ -684,6 +710,11 @@ impl JobSpec {
                 }
             }
         }
+        for e in &mut out {
+            if let Some(msg) = coded.remove(&e.path) {
+                e.msg = Some(msg);
+            }
+        }
         out
     }
 
@@ -696,7 +727,7 @@ impl JobSpec {
     /// document is read, not when the run reaches it. A refused event is left out of the
     /// config the later ones are checked against. Without `rules` (the scenario's own
     /// config breaks one, reported once at `config.…`) only the values are checked.
-    fn config_change_problems(&self, rules: bool) -> BTreeMap<usize, String> {
+    fn config_change_problems(&self, rules: bool) -> BTreeMap<usize, Msg> {
         let mut order: Vec<usize> = (0..self.events.len()).collect();
         order.sort_by_key(|&i| self.events.get(i).map_or(0, |e| e.at));
         let mut effective = self.config.clone();
@@ -711,7 +742,7 @@ impl JobSpec {
             };
             if !rules {
                 if let Err(e) = effective.clone().set(key, value) {
-                    out.insert(i, e.to_string());
+                    out.insert(i, e.named());
                 }
                 continue;
             }
@@ -720,12 +751,15 @@ impl JobSpec {
                 Err(e) => {
                     // A value that parses was refused for the config it meets: say when.
                     let conflict = effective.clone().set(key, value).is_ok();
-                    let message = if conflict {
-                        format!("{e}, with the config in effect at {}", format_duration(*at))
+                    let msg = if conflict {
+                        Msg::new(
+                            "{0}, with the config in effect at {1}",
+                            vec![e.named().into(), text(format_duration(*at))],
+                        )
                     } else {
-                        e.to_string()
+                        e.named()
                     };
-                    out.insert(i, message);
+                    out.insert(i, msg);
                 }
             }
         }

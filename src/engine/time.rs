@@ -11,6 +11,8 @@
     deny(clippy::unwrap_used, clippy::expect_used, clippy::panic)
 )]
 
+use super::log::{self, Msg};
+
 /// Virtual microseconds.
 pub type Micros = u64;
 
@@ -27,6 +29,12 @@ pub const MICROS_PER_SEC: Micros = 1_000_000;
 /// assert!(parse_duration("ten").is_err());
 /// ```
 pub fn parse_duration(text: &str) -> Result<Micros, String> {
+    parse_duration_msg(text).map_err(|m| m.english())
+}
+
+/// [`parse_duration`] with its error in structured form (`engine::log::Msg`: the
+/// interface shows it in the viewer's language; its English is `parse_duration`'s).
+pub fn parse_duration_msg(text: &str) -> Result<Micros, Msg> {
     let (number, unit) = split_number(text)?;
     let factor: f64 = match unit.to_ascii_lowercase().as_str() {
         "us" | "µs" | "micro" | "micros" => 1.0,
@@ -36,14 +44,18 @@ pub fn parse_duration(text: &str) -> Result<Micros, String> {
         "h" | "hour" | "hours" => 3600e6,
         "d" | "day" | "days" => 86400e6,
         other => {
-            return Err(format!(
-                "unknown duration unit '{other}' in '{text}' (use us, ms, s, min, h)"
+            return Err(Msg::new(
+                "unknown duration unit '{0}' in '{1}' (use us, ms, s, min, h)",
+                vec![log::text(other), log::text(text)],
             ))
         }
     };
     let micros = number * factor;
     if !(0.0..=1.0e16).contains(&micros) {
-        return Err(format!("duration '{text}' is out of range"));
+        return Err(Msg::new(
+            "duration '{0}' is out of range",
+            vec![log::text(text)],
+        ));
     }
     Ok(micros.round() as Micros)
 }
@@ -56,6 +68,11 @@ pub fn parse_duration(text: &str) -> Result<Micros, String> {
 /// assert_eq!(parse_size("256"), Ok(256));
 /// ```
 pub fn parse_size(text: &str) -> Result<u64, String> {
+    parse_size_msg(text).map_err(|m| m.english())
+}
+
+/// [`parse_size`] with its error in structured form (see [`parse_duration_msg`]).
+pub fn parse_size_msg(text: &str) -> Result<u64, Msg> {
     let (number, unit) = split_number(text)?;
     let factor: f64 = match unit.to_ascii_lowercase().as_str() {
         "" | "b" | "bytes" => 1.0,
@@ -63,19 +80,23 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
         "m" | "mb" | "mib" => 1024.0 * 1024.0,
         "g" | "gb" | "gib" => 1024.0 * 1024.0 * 1024.0,
         other => {
-            return Err(format!(
-                "unknown size unit '{other}' in '{text}' (use b, kb, mb, gb)"
+            return Err(Msg::new(
+                "unknown size unit '{0}' in '{1}' (use b, kb, mb, gb)",
+                vec![log::text(other), log::text(text)],
             ))
         }
     };
     let bytes = number * factor;
     if !(0.0..=1.0e15).contains(&bytes) {
-        return Err(format!("size '{text}' is out of range"));
+        return Err(Msg::new(
+            "size '{0}' is out of range",
+            vec![log::text(text)],
+        ));
     }
     Ok(bytes.round() as u64)
 }
 
-fn split_number(text: &str) -> Result<(f64, &str), String> {
+fn split_number(text: &str) -> Result<(f64, &str), Msg> {
     let t = text.trim();
     let end = t
         .char_indices()
@@ -83,11 +104,17 @@ fn split_number(text: &str) -> Result<(f64, &str), String> {
         .map(|(i, _)| i)
         .unwrap_or(t.len());
     if end == 0 {
-        return Err(format!("'{text}' does not start with a number"));
+        return Err(Msg::new(
+            "'{0}' does not start with a number",
+            vec![log::text(text)],
+        ));
     }
-    let number: f64 = t[..end]
-        .parse()
-        .map_err(|_| format!("'{text}' does not start with a valid number"))?;
+    let number: f64 = t[..end].parse().map_err(|_| {
+        Msg::new(
+            "'{0}' does not start with a valid number",
+            vec![log::text(text)],
+        )
+    })?;
     Ok((number, t[end..].trim()))
 }
 

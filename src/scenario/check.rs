@@ -25,6 +25,8 @@ use super::document::{Document, OperatorDoc};
 pub struct Problem {
     pub path: String,
     pub message: String,
+    /// `message`'s structured form where the check gives one (`SpecError::msg`).
+    pub msg: Option<crate::engine::log::Msg>,
     /// Indices into `Document::operators` this problem concerns.
     pub operators: Vec<usize>,
     /// Indices into `Document::edges` this problem concerns.
@@ -55,6 +57,7 @@ fn problem(path: String, message: String, doc: &Document) -> Problem {
     Problem {
         path,
         message,
+        msg: None,
         operators,
         edges,
     }
@@ -86,6 +89,7 @@ pub fn problems(doc: &Document) -> Vec<Problem> {
     };
     for e in spec.problems() {
         let mut p = problem(e.path, e.message, doc);
+        p.msg = e.msg;
         if p.path == "edges" {
             if let Some(cycle) = spec.cycle() {
                 p.edges = cycle_edges(doc, &cycle);

@@ -238,10 +238,10 @@ fn build_config(doc: &Document) -> Result<EngineConfig, ScenarioError> {
 pub(crate) fn unknown_key(key: &str) -> ConfigError {
     match EngineConfig::default().set(key, "") {
         Err(e) => e,
-        Ok(()) => ConfigError {
-            key: key.to_string(),
-            message: "unknown configuration key".into(),
-        },
+        Ok(()) => ConfigError::new(
+            key,
+            crate::engine::log::Msg::new("unknown configuration key", vec![]),
+        ),
     }
 }
 

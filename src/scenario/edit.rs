@@ -27,6 +27,7 @@ use super::document::{
     SizeValue, DELIVERIES, PARTITIONERS,
 };
 use super::error::ScenarioError;
+use crate::engine::log::{text, Arg, Msg};
 use crate::engine::spec::Partitioner;
 use crate::engine::time::{parse_duration, parse_size};
 
@@ -714,57 +715,89 @@ pub fn event_value_text(action: &ActionDoc) -> String {
     }
 }
 
-/// What an event does, in plain words: "at 20s, the cost of out becomes 1ms per record".
+/// What an event does, in plain words: "at 20s, the cost of out becomes 1ms per record"
+/// (exactly [`event_message`]'s English).
 pub fn event_sentence(event: &EventDoc) -> String {
+    event_message(event).english()
+}
+
+/// A resubmission's `from` as the document spells it (`latest`, `savepoint`,
+/// `checkpoint:3`), each a code the interface explains in its language.
+fn restore_from(from: &crate::engine::retained::RestoreFrom) -> Arg {
+    use crate::engine::retained::RestoreFrom;
+    match from {
+        RestoreFrom::Latest => Msg::new("latest", vec![]),
+        RestoreFrom::LatestSavepoint => Msg::new("savepoint", vec![]),
+        RestoreFrom::Checkpoint(n) => Msg::new("checkpoint:{0}", vec![text(n)]),
+        RestoreFrom::Savepoint(n) => Msg::new("savepoint:{0}", vec![text(n)]),
+    }
+    .into()
+}
+
+/// [`event_sentence`]'s structured form (code and arguments, `engine::log::Msg`): the
+/// editor shows it in the viewer's language. Ids, keys, values and times are arguments
+/// as the document spells them.
+pub fn event_message(event: &EventDoc) -> Msg {
     let what = match &event.action {
-        ActionDoc::SetCost { operator, cost } => {
-            format!("the cost of {operator} becomes {cost} per record")
-        }
-        ActionDoc::SetRate { operator, rate } => {
-            format!("each subtask of {operator} emits {rate} records/s")
-        }
-        ActionDoc::Fail { operator, subtask } => format!("subtask {operator}#{subtask} fails"),
-        ActionDoc::TriggerCheckpoint => "a checkpoint is triggered".to_string(),
-        ActionDoc::Savepoint => "a savepoint is triggered".to_string(),
-        ActionDoc::StopWithSavepoint { drain } => format!(
-            "the job is stopped with a savepoint{}",
-            if *drain { " (--drain)" } else { "" }
+        ActionDoc::SetCost { operator, cost } => Msg::new(
+            "the cost of {0} becomes {1} per record",
+            vec![text(operator), text(cost)],
         ),
-        ActionDoc::SetConfig { key, value } => {
-            format!("{key} is set to {}", value.to_flink_string())
+        ActionDoc::SetRate { operator, rate } => Msg::new(
+            "each subtask of {0} emits {1} records/s",
+            vec![text(operator), text(rate)],
+        ),
+        ActionDoc::Fail { operator, subtask } => {
+            Msg::new("subtask {0}#{1} fails", vec![text(operator), text(subtask)])
         }
+        ActionDoc::TriggerCheckpoint => Msg::new("a checkpoint is triggered", vec![]),
+        ActionDoc::Savepoint => Msg::new("a savepoint is triggered", vec![]),
+        ActionDoc::StopWithSavepoint { drain } => Msg::new(
+            if *drain {
+                "the job is stopped with a savepoint (--drain)"
+            } else {
+                "the job is stopped with a savepoint"
+            },
+            vec![],
+        ),
+        ActionDoc::SetConfig { key, value } => Msg::new(
+            "{0} is set to {1}",
+            vec![text(key), text(value.to_flink_string())],
+        ),
         ActionDoc::SetPartitioner {
             from,
             to,
             partitioner,
-        } => format!(
-            "the edge {from} → {to} becomes {} (at the next resubmission)",
-            partitioner.name()
+        } => Msg::new(
+            "the edge {0} → {1} becomes {2} (at the next resubmission)",
+            vec![text(from), text(to), text(partitioner.name())],
         ),
         ActionDoc::Resubmit(r) => {
-            let mut changes: Vec<String> = r
+            let mut changes: Vec<Arg> = r
                 .parallelism
                 .iter()
-                .map(|(op, n)| format!("{op} at parallelism {n}"))
+                .map(|(op, n)| Msg::new("{0} at parallelism {1}", vec![text(op), text(n)]).into())
                 .collect();
             changes.extend(
                 r.partitioners
                     .iter()
-                    .map(|c| format!("{} → {} {}", c.from, c.to, c.partitioner.name())),
+                    .map(|c| text(format!("{} → {} {}", c.from, c.to, c.partitioner.name()))),
             );
-            changes.extend(r.config.iter().map(|(k, v)| format!("{k} = {v}")));
-            let with = if changes.is_empty() {
-                String::new()
+            changes.extend(r.config.iter().map(|(k, v)| text(format!("{k} = {v}"))));
+            if changes.is_empty() {
+                Msg::new(
+                    "the job is cancelled and resubmitted from {0}",
+                    vec![restore_from(&r.from)],
+                )
             } else {
-                format!(" with {}", changes.join(", "))
-            };
-            format!(
-                "the job is cancelled and resubmitted from {}{with}",
-                r.from.text()
-            )
+                Msg::new(
+                    "the job is cancelled and resubmitted from {0} with {1}",
+                    vec![restore_from(&r.from), Arg::List(changes, ", ")],
+                )
+            }
         }
     };
-    format!("at {}, {what}", event.at)
+    Msg::new("at {0}, {1}", vec![text(&event.at), what.into()])
 }
 
 /// A new job with nothing in it: no operators, edges, events, settings, guide or

@@ -35,6 +35,7 @@
 use super::compare::{Figures, Mode, TIMEOUT_KEY, UNALIGNED_KEY};
 use super::document::Document;
 use crate::engine::diagnosis::dur;
+use crate::engine::log::{text, Arg, Msg};
 use crate::engine::report::{CheckpointReport, Report};
 use crate::engine::time::{format_bytes, Micros};
 use crate::engine::Engine;
@@ -188,8 +189,12 @@ pub struct Effect {
     /// completed by then (the whole input when none was).
     pub replay_before_ms: f64,
     pub replay_after_ms: f64,
-    /// "checkpoint 7: end-to-end 3.90 s → 31 ms, persisted +290.0 KB, replay on failure −4.00 s".
+    /// "checkpoint 7: end-to-end 3.90 s → 31 ms, persisted +290.0 KB, replay on failure −4.00 s":
+    /// exactly `msg`'s English.
     pub text: String,
+    /// [`Effect::text`]'s structured form, for the interface; not in the JSON.
+    #[serde(skip)]
+    pub msg: Option<Msg>,
 }
 
 /// What one remedy run gave.
@@ -214,6 +219,18 @@ fn replay_at(r: &Report, at_ms: f64) -> f64 {
         .map(|c| c.trigger_ms)
         .fold(None, |m: Option<f64>, t| Some(m.map_or(t, |m| m.max(t))));
     at_ms - restored.unwrap_or(0.0)
+}
+
+/// A report's checkpoint status (`in_progress`, …) in words, an engine word.
+fn status_words(status: &str) -> Option<&'static str> {
+    Some(match status {
+        "in_progress" => "in progress",
+        "completed" => "completed",
+        "failed" => "failed",
+        "expired" => "expired",
+        "aborted" => "aborted",
+        _ => return None,
+    })
 }
 
 fn signed_ms(delta: f64) -> String {
@@ -241,49 +258,57 @@ pub fn effect(base: &Report, with: &Report, checkpoint: u64) -> Option<Effect> {
     let replay_before_ms = replay_at(base, failure_at_ms);
     let replay_after_ms = replay_at(with, failure_at_ms);
     let e2e = |c: &CheckpointFigures| match c.end_to_end_ms {
-        Some(e) => dur(e),
-        None => c.status.replace('_', " "),
+        Some(e) => text(dur(e)),
+        None => status_words(&c.status).map_or_else(|| text(c.status.replace('_', " ")), Arg::Word),
     };
-    let mut parts = vec![format!("checkpoint {}", before.id)];
+    let part = |code, args| Arg::from(Msg::new(code, args));
+    let mut parts = vec![];
     match &after {
         Some(a) => {
-            parts.push(format!("end-to-end {} → {}", e2e(&before), e2e(a)));
-            parts.push(format!(
-                "start delay {} → {}",
-                dur(before.start_delay_ms),
-                dur(a.start_delay_ms)
+            parts.push(part("end-to-end {0} → {1}", vec![e2e(&before), e2e(a)]));
+            parts.push(part(
+                "start delay {0} → {1}",
+                vec![
+                    text(dur(before.start_delay_ms)),
+                    text(dur(a.start_delay_ms)),
+                ],
             ));
-            parts.push(format!(
-                "alignment {} → {}",
-                dur(before.alignment_ms),
-                dur(a.alignment_ms)
+            parts.push(part(
+                "alignment {0} → {1}",
+                vec![text(dur(before.alignment_ms)), text(dur(a.alignment_ms))],
             ));
             let (p0, p1) = (before.persisted_inflight_bytes, a.persisted_inflight_bytes);
             parts.push(if p1 >= p0 {
-                format!("persisted +{}", format_bytes(p1 - p0))
+                part("persisted +{0}", vec![text(format_bytes(p1 - p0))])
             } else {
-                format!("persisted −{}", format_bytes(p0 - p1))
+                part("persisted −{0}", vec![text(format_bytes(p0 - p1))])
             });
         }
-        None => parts.push("no checkpoint in the same window with the remedy".into()),
+        None => parts.push(part(
+            "no checkpoint in the same window with the remedy",
+            vec![],
+        )),
     }
-    parts.push(format!(
-        "replay on failure {} ({} → {} of input)",
-        signed_ms(replay_after_ms - replay_before_ms),
-        dur(replay_before_ms),
-        dur(replay_after_ms)
+    parts.push(part(
+        "replay on failure {0} ({1} → {2} of input)",
+        vec![
+            text(signed_ms(replay_after_ms - replay_before_ms)),
+            text(dur(replay_before_ms)),
+            text(dur(replay_after_ms)),
+        ],
     ));
-    let text = {
-        let head = parts.remove(0);
-        format!("{head}: {}", parts.join(", "))
-    };
+    let msg = Msg::new(
+        "checkpoint {0}: {1}",
+        vec![text(before.id), Arg::List(parts, ", ")],
+    );
     Some(Effect {
         before,
         after,
         failure_at_ms,
         replay_before_ms,
         replay_after_ms,
-        text,
+        text: msg.english(),
+        msg: Some(msg),
     })
 }
 

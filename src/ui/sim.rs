@@ -433,7 +433,7 @@ impl Sim {
         self.engine
             .borrow()
             .check_action(action)
-            .map_err(|e| e.message)
+            .map_err(|e| super::i18n::messages::text_of(e.msg.as_ref(), &e.message))
     }
 
     /// Applies a user action through the engine (recorded in `spec.events`); a refusal
@@ -441,7 +441,7 @@ impl Sim {
     pub fn apply(&mut self, action: Action) -> Result<(), String> {
         let now = self.now();
         let result = self.engine.borrow_mut().apply(action);
-        let result = result.map_err(|e| self.plain_refusal(&e.path, &e.message));
+        let result = result.map_err(|e| self.plain_refusal(&e));
         if result.is_ok() && now < self.furthest {
             self.fork_here(now);
         }
@@ -481,9 +481,13 @@ impl Sim {
 
     /// A refusal in plain words: one that names a timed event of the scenario
     /// (`events[2].set_config…`) says which event, by its time and what it does.
-    fn plain_refusal(&self, path: &str, message: &str) -> String {
-        let Some(rest) = path.strip_prefix("events[") else {
-            return message.to_string();
+    /// The engine's message is shown from its structured form where it has one, in the
+    /// viewer's language.
+    fn plain_refusal(&self, error: &crate::engine::spec::SpecError) -> String {
+        use super::i18n::messages::{render_arg, text_of};
+        let message = text_of(error.msg.as_ref(), &error.message);
+        let Some(rest) = error.path.strip_prefix("events[") else {
+            return message;
         };
         let e = self.engine.borrow();
         let event = rest
@@ -491,13 +495,18 @@ impl Sim {
             .next()
             .and_then(|i| i.parse::<usize>().ok())
             .and_then(|i| e.spec.events.get(i));
-        let why = message.rsplit(" — ").next().unwrap_or(message);
+        // The later event's own problem: the refusal's second argument (or, for a
+        // message without a structured form, the text after its last dash).
+        let why = match error.msg.as_ref().and_then(|m| m.args.get(1)) {
+            Some(arg) => render_arg(arg, super::i18n::current()),
+            None => message.rsplit(" — ").next().unwrap_or(&message).to_string(),
+        };
         match event {
-            Some(ev) => format!(
-                "Refused: the scenario's own event {} would then be invalid — {why}",
-                super::format::timed_action(ev.at, &ev.action)
+            Some(ev) => super::i18n::tf(
+                "Refused: the scenario's own event {0} would then be invalid — {1}",
+                &[&super::format::timed_action(ev.at, &ev.action), &why],
             ),
-            None => message.to_string(),
+            None => message,
         }
     }
 

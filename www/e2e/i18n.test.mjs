@@ -8,12 +8,17 @@
 //    panel to English and back; the choice survives a reload (localStorage) and is never
 //    in the URL (the link is the same in both languages);
 //  - the checkpoint step's notes are in Chinese;
-//  - the diagnosis panel, the comparison (AC vs UC), the job editor and the event log's
-//    failure / recovery entries have no English leftovers either (minus the engine's
-//    computed sentences not yet given a structured form, listed in ENGINE_TEXTS).
+//  - the diagnosis panel (its computed sentences included: critical path, bottleneck,
+//    pool readings), the comparison (AC vs UC), the job editor (its event sentences
+//    included) and the event log's failure / recovery entries have no English leftovers
+//    either (minus the validation messages and previews listed in ENGINE_TEXTS);
+//  - neither do a remedy's result, the subtask's hover title, the checkpoint history's
+//    savepoint rows, the Resubmit dialog and a guide added later (topology-change-savepoint).
 // Screenshots: i18n-zh-default-<w>.png and i18n-zh-two-phases-<w>.png (stepping) at
-// 1280×720 and 1920×1080; i18n-zh-{diagnosis,compare,editor,event-log}-1440.png at
-// 1440×900. Only the page's own state is waited on. No console errors.
+// 1280×720 and 1920×1080; i18n-zh-{diagnosis,compare,editor,event-log}-1440.png and
+// i18n-zh-{diagnosis-sentences,remedies,editor-events,resubmit,
+// guide-topology-change-savepoint}-1440.png at 1440×900. Only the page's own state is
+// waited on. No console errors.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -57,8 +62,11 @@ const ALLOW = [
   'sync_ms', 'async_ms', 'fps', 'p50', 'p90', 'p99', 'p95', 'kb', 'mb', 'ms', 'µs', 'us', 'ID',
   // Flink's metric names, its mailbox model's terms (diagnosis), `max(…)` in a formula and
   // `flink stop --drain`'s flag (the editor's stop-and-drain event).
-  'softBackPressuredTimeMsPerSecond', 'hardBackPressuredTimeMsPerSecond', 'outPool', 'inPool',
+  'softBackPressuredTimeMsPerSecond', 'hardBackPressuredTimeMsPerSecond', 'busyTimeMsPerSecond', 'outPool', 'inPool',
   'mailbox', 'mail', 'max', 'drain',
+  // Flink's class names (remedies: how Flink applies them), the English name kept next to
+  // a concept (缓冲区消胀（debloating）) and a guide metric's key (`failures: 0`).
+  'TaskManager', 'CheckpointConfig', 'debloating', 'failures',
   // The editor's field names are the scenario format's own keys and values (SCENARIO.md:
   // `parallelism`, `cost`, `delivery: idempotent`, partitioners), as a link spells them.
   'rebalance', 'hash', 'forward', 'rescale', 'broadcast', 'flat', 'parallelism', 'cost', 'rate',
@@ -66,15 +74,15 @@ const ALLOW = [
 ];
 
 /** Latin words of a panel's visible text that are not Flink's terms. */
-// Texts inside the scanned panels that the engine computes as English sentences without
-// a structured form yet (the diagnosis's critical path, bottleneck, pool reading and
-// barrier tree; a remedy's effect line; the editor's event sentences and problems) and
-// the job view inside the comparison (translated with the job view).
+// Texts inside the scanned panels left out of the scan: the engine's and the scenario
+// reader's validation messages (the editor's problems, not given a structured form yet),
+// the job view inside the comparison (translated with the job view) and the Resubmit
+// dialog's JSON preview (the scenario event itself, as a link spells it). The diagnosis's
+// computed sentences, a remedy's effect and the editor's event sentences are scanned
+// (they come from their structured form, `engine::log::Msg`).
 const ENGINE_TEXTS = [
-  '[data-testid="diagnosis-text"]', '[data-testid="diagnosis-bottleneck"]', '.diag-metrics td.muted',
-  '.diag-tree .muted', '[data-testid="remedy-effect"]', '[data-testid="remedy-flink"]',
-  '.ed-event-text', '[data-testid="editor-problem"]', '[data-testid="editor-event-problem"]',
-  '[data-testid^="compare-run-"]',
+  '[data-testid="editor-problem"]', '[data-testid="editor-event-problem"]',
+  '[data-testid^="compare-run-"]', '[data-testid="resubmit-json"]',
 ];
 
 async function leftovers(page, testid) {
@@ -93,6 +101,8 @@ async function leftovers(page, testid) {
   }, ENGINE_TEXTS);
   return text
     .replace(/Checkpoint Playground|Apache Flink/g, ' ')
+    // Flink's operation and CLI as Flink spells them, and a preset id a guide names.
+    .replace(/stop-with-savepoint|flink run -s <path>|flink stop|topology-change/g, ' ')
     .replace(/[a-z]+(\.[a-z0-9-]+)+/gi, ' ') // config keys, file names
     .replace(/\b(median|max|min|p\d+)_[a-z_]+\b/g, ' ') // metric names
     .replace(/\b[A-Za-z0-9_]*\(\d+\/\d+\)/g, ' ')
@@ -235,6 +245,75 @@ test('diagnosis, compare, the editor and the failure / recovery entries of the e
   await page.getByTestId('editor').scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(SCREENSHOTS, 'i18n-zh-editor-1440.png') });
   await scan('editor');
+  assert.deepEqual(found, {}, `English leftovers: ${JSON.stringify(found)}`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('the diagnosis sentences, a remedy, the editor events, the subtask title, savepoint rows, the Resubmit dialog and a new guide are Chinese', { timeout: 600_000 }, async () => {
+  const page = await context.newPage();
+  const problems = watchProblems(page);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const found = {};
+  const scan = async (id, key = id) => {
+    const words = await leftovers(page, id);
+    if (words.length) found[key] = [...new Set(words)];
+  };
+  await open(page, 'backpressure');
+  await runTo(page, 30);
+  // The subtask's hover title (the job view's SVG <title>).
+  const title = await page.locator('[data-testid^="subtask-"] > title').first().textContent();
+  assert.match(title, /反压/, `the subtask title is Chinese: ${title}`);
+  const titleWords = title.replace(/[a-z]+(\.[a-z0-9-]+)+/gi, ' ').replace(/\b[A-Za-z0-9_]*\(\d+\/\d+\)/g, ' ')
+    .split(/[^A-Za-z_]+/).filter((w) => w.length >= 3 && !ALLOW.includes(w) && !/^[A-Z_]+$/.test(w)
+      && !/^[A-Z][a-z]+[A-Z]/.test(w) && !['TaskManager', 'slot'].includes(w));
+  if (titleWords.length) found['subtask-title'] = [...new Set(titleWords)];
+  // The diagnosis: the critical path, the bottleneck, the pool readings (and the barrier
+  // tree while a checkpoint is pending) come from their structured form.
+  const diagnosis = page.getByTestId('diagnosis');
+  assert.match(await diagnosis.getByTestId('diagnosis-text').innerText(), /检查点 \d+/);
+  assert.match(await diagnosis.getByTestId('diagnosis-bottleneck').innerText(), /瓶颈|没有反压|反压/);
+  await diagnosis.getByTestId('diagnosis-text').evaluate((el) => el.scrollIntoView({ block: 'start' }));
+  await page.screenshot({ path: join(SCREENSHOTS, 'i18n-zh-diagnosis-sentences-1440.png') });
+  await scan('diagnosis');
+  // A remedy on the newest completed checkpoint (pinned): its effect line and how Flink
+  // applies it.
+  await page.locator('[data-testid="diagnosis-bar"].aligned, [data-testid="diagnosis-bar"].unaligned').last().click();
+  await page.getByTestId('remedy-unaligned').click();
+  await page.waitForFunction(() => {
+    const r = document.querySelector('[data-testid="remedy-result"]');
+    return r?.dataset.remedy === 'unaligned' && r.dataset.state !== 'running';
+  }, null, { timeout: 180_000 });
+  assert.equal(await page.getByTestId('remedy-result').getAttribute('data-state'), 'done');
+  assert.match(await page.getByTestId('remedy-effect').innerText(), /^检查点 \d+：端到端/);
+  await page.getByTestId('remedy-result').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(SCREENSHOTS, 'i18n-zh-remedies-1440.png') });
+  await scan('diagnosis-remedies');
+  // The editor's timeline events (the preset's cost change and failure).
+  await page.getByTestId('edit-job').click();
+  await page.getByTestId('editor').waitFor();
+  const events = await page.locator('.ed-event-text').allInnerTexts();
+  assert.ok(events.length >= 2 && events.every((e) => /^在 /.test(e)), `the event sentences are Chinese: ${events.join(' | ')}`);
+  await page.getByTestId('editor-events').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(SCREENSHOTS, 'i18n-zh-editor-events-1440.png') });
+  await scan('editor', 'editor-events');
+  // A new guide, a savepoint row and the Resubmit dialog opened on it.
+  await open(page, 'topology-change-savepoint');
+  assert.match(await page.getByTestId('guide').innerText(), /topology-change 的作业在 19 秒时带保存点停止/);
+  await page.getByTestId('guide').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(SCREENSHOTS, 'i18n-zh-guide-topology-change-savepoint-1440.png') });
+  await scan('guide', 'guide-topology-change-savepoint');
+  await runTo(page, 21);
+  const savepoint = page.locator('[data-testid="checkpoint-row"].savepoint-row[data-status="completed"]').first();
+  await savepoint.waitFor();
+  assert.match(await savepoint.getByTestId('checkpoint-type').innerText(), /保存点/);
+  await scan('checkpoints', 'checkpoints-savepoint');
+  await savepoint.getByTestId('resubmit-from-here').click();
+  const dialog = page.getByTestId('resubmit-dialog');
+  await dialog.waitFor();
+  await dialog.getByTestId('resubmit-parallelism-map').fill('0');
+  await page.screenshot({ path: join(SCREENSHOTS, 'i18n-zh-resubmit-1440.png') });
+  await scan('resubmit-dialog');
   assert.deepEqual(found, {}, `English leftovers: ${JSON.stringify(found)}`);
   assert.deepEqual(problems, []);
   await page.close();

@@ -8,6 +8,7 @@
 //! 10 % (`backPressuredTimeMsPerSecond` > 100, the UI's OK / LOW boundary), busy at least
 //! 50 % (HIGH). Without backpressure there is no bottleneck to name.
 
+use super::super::log::{list_of, text, Msg};
 use super::super::runtime::Engine;
 use super::metrics::SubtaskMetrics;
 use super::pct;
@@ -23,7 +24,11 @@ pub struct Bottleneck {
     pub backpressured_upstream: Vec<String>,
     /// Every subtask backpressured above 10 % in the window.
     pub backpressured: Vec<String>,
+    /// In words: exactly `msg`'s English.
     pub text: String,
+    /// [`Bottleneck::text`]'s structured form, for the interface; not in the report's JSON.
+    #[serde(skip)]
+    pub msg: Option<Msg>,
 }
 
 pub fn find(engine: &Engine, metrics: &[SubtaskMetrics]) -> Bottleneck {
@@ -60,14 +65,19 @@ pub fn find(engine: &Engine, metrics: &[SubtaskMetrics]) -> Bottleneck {
     match best {
         Some((t, busy, ups)) => {
             let op = engine.operators[engine.tasks[t].operator].id.clone();
-            let text = format!(
-                "{} is the bottleneck: busy {} (busyTimeMsPerSecond {:.0}), not backpressured, while {} upstream {} backpressured; {}",
-                metrics[t].subtask,
-                pct(busy / 1000.0),
-                busy,
-                ups.join(", "),
-                if ups.len() == 1 { "is" } else { "are" },
-                metrics[t].pool_reading
+            let msg = Msg::new(
+                if ups.len() == 1 {
+                    "{0} is the bottleneck: busy {1} (busyTimeMsPerSecond {2}), not backpressured, while {3} upstream is backpressured; {4}"
+                } else {
+                    "{0} is the bottleneck: busy {1} (busyTimeMsPerSecond {2}), not backpressured, while {3} upstream are backpressured; {4}"
+                },
+                vec![
+                    text(&metrics[t].subtask),
+                    text(pct(busy / 1000.0)),
+                    text(format!("{busy:.0}")),
+                    list_of(&ups, ", "),
+                    metrics[t].reading().into(),
+                ],
             );
             Bottleneck {
                 subtask: Some(metrics[t].subtask.clone()),
@@ -75,20 +85,25 @@ pub fn find(engine: &Engine, metrics: &[SubtaskMetrics]) -> Bottleneck {
                 busy_time_ms_per_second: busy,
                 backpressured_upstream: ups,
                 backpressured,
-                text,
+                text: msg.english(),
+                msg: Some(msg),
             }
         }
-        None => Bottleneck {
-            text: if backpressured.is_empty() {
-                "no backpressure in the last 5 s: no bottleneck".into()
+        None => {
+            let msg = if backpressured.is_empty() {
+                Msg::new("no backpressure in the last 5 s: no bottleneck", vec![])
             } else {
-                format!(
-                    "backpressured ({}) but no busy, not backpressured subtask downstream of them",
-                    backpressured.join(", ")
+                Msg::new(
+                    "backpressured ({0}) but no busy, not backpressured subtask downstream of them",
+                    vec![list_of(&backpressured, ", ")],
                 )
-            },
-            backpressured,
-            ..Default::default()
-        },
+            };
+            Bottleneck {
+                text: msg.english(),
+                msg: Some(msg),
+                backpressured,
+                ..Default::default()
+            }
+        }
     }
 }

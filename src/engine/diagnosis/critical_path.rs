@@ -24,7 +24,7 @@
 //! rules 1–2 and a cause from the figures only.
 
 use super::super::coordinator::{CheckpointStats, CheckpointStatus};
-use super::super::log::bytes;
+use super::super::log::{bytes, list_of, text, Arg, Msg};
 use super::super::report::CheckpointReport;
 use super::super::runtime::Engine;
 use super::super::time::Micros;
@@ -76,7 +76,12 @@ pub struct CheckpointDiagnosis {
     /// Subtasks the delay came through, from where it began to the ending subtask.
     pub path: Vec<String>,
     pub cause: Cause,
+    /// The critical path in words: exactly `msg`'s English.
     pub text: String,
+    /// [`CheckpointDiagnosis::text`]'s structured form (the interface shows it in the
+    /// viewer's language); not part of the report's JSON.
+    #[serde(skip)]
+    pub msg: Option<Msg>,
     pub stragglers: Vec<String>,
     pub straggler_threshold_ms: Option<f64>,
     pub operators: Vec<OperatorRollup>,
@@ -110,7 +115,7 @@ fn busiest_downstream(engine: &Engine, t: usize, from: Micros) -> Option<(usize,
 }
 
 /// Fills the receiver part of a cause: how `t` fared in the window and who slowed it.
-fn explain_receiver(engine: &Engine, t: usize, from: Micros, cause: &mut Cause) -> String {
+fn explain_receiver(engine: &Engine, t: usize, from: Micros, cause: &mut Cause) -> Msg {
     let sh = window_shares(engine, t, from);
     cause.subtask = Some(name(engine, t));
     cause.busy = Some(sh.busy);
@@ -122,7 +127,11 @@ fn explain_receiver(engine: &Engine, t: usize, from: Micros, cause: &mut Cause) 
         } else {
             "backpressured"
         };
-        let mut s = format!("{} was {how} ({})", name(engine, t), pct(sh.backpressured));
+        let was = vec![
+            text(name(engine, t)),
+            Arg::Word(how),
+            text(pct(sh.backpressured)),
+        ];
         // Follow the backpressure down to the first busy, not backpressured subtask.
         let mut cur = t;
         for _ in 0..16 {
@@ -135,12 +144,16 @@ fn explain_receiver(engine: &Engine, t: usize, from: Micros, cause: &mut Cause) 
             }
             cause.backpressured_by = Some(name(engine, d));
             cause.backpressured_by_busy = Some(dsh.busy);
-            s.push_str(&format!(" by {} (busy {})", name(engine, d), pct(dsh.busy)));
-            break;
+            let mut by = was;
+            by.extend([text(name(engine, d)), text(pct(dsh.busy))]);
+            return Msg::new("{0} was {1} ({2}) by {3} (busy {4})", by);
         }
-        s
+        Msg::new("{0} was {1} ({2})", was)
     } else {
-        format!("{} was busy {}", name(engine, t), pct(sh.busy))
+        Msg::new(
+            "{0} was busy {1}",
+            vec![text(name(engine, t)), text(pct(sh.busy))],
+        )
     }
 }
 
@@ -191,6 +204,17 @@ fn dominant(p: &Phases) -> (&'static str, f64) {
         }
     }
     best
+}
+
+/// A checkpoint status in words (`in_progress` → `in progress`), an engine word.
+fn status_words(s: CheckpointStatus) -> &'static str {
+    match s {
+        CheckpointStatus::InProgress => "in progress",
+        CheckpointStatus::Completed => "completed",
+        CheckpointStatus::Failed => "failed",
+        CheckpointStatus::Expired => "expired",
+        CheckpointStatus::Aborted => "aborted",
+    }
 }
 
 fn phase_words(p: &str) -> &'static str {
@@ -266,7 +290,9 @@ pub fn diagnose(
     };
     let Some(t) = ending_task(engine, s) else {
         d.phase = "coordinator".into();
-        d.text = format!("checkpoint {}: no subtask to wait for", s.id);
+        let msg = Msg::new("checkpoint {0}: no subtask to wait for", vec![text(s.id)]);
+        d.text = msg.english();
+        d.msg = Some(msg);
         return d;
     };
     let acked = s.subtasks.get(&t).is_some_and(|x| x.ack_at.is_some());
@@ -284,24 +310,28 @@ pub fn diagnose(
         ms(end.saturating_sub(s.trigger_at))
     };
     let head = if acked {
-        format!(
-            "checkpoint {}: {}'s acknowledgement ended it {} after the trigger; {} dominated ({} of {})",
-            s.id,
-            name(engine, t),
-            dur(total),
-            phase_words(phase),
-            dur(phase_ms),
-            dur(total)
+        Msg::new(
+            "checkpoint {0}: {1}'s acknowledgement ended it {2} after the trigger; {3} dominated ({4} of {5})",
+            vec![
+                text(s.id),
+                text(name(engine, t)),
+                text(dur(total)),
+                Arg::Word(phase_words(phase)),
+                text(dur(phase_ms)),
+                text(dur(total)),
+            ],
         )
     } else {
-        format!(
-            "checkpoint {} ({}): waiting for {} {} after the trigger, in its {} ({})",
-            s.id,
-            s.status.name().replace('_', " "),
-            name(engine, t),
-            dur(total),
-            phase_words(phase),
-            dur(phase_ms)
+        Msg::new(
+            "checkpoint {0} ({1}): waiting for {2} {3} after the trigger, in its {4} ({5})",
+            vec![
+                text(s.id),
+                Arg::Word(status_words(s.status)),
+                text(name(engine, t)),
+                text(dur(total)),
+                Arg::Word(phase_words(phase)),
+                text(dur(phase_ms)),
+            ],
         )
     };
     let why = match phase {
@@ -317,13 +347,15 @@ pub fn diagnose(
                 bytes: Some(written),
                 ..Default::default()
             };
-            format!(
-                "{} wrote {} of state and {} of in-flight data to checkpoint storage (playground.storage.throughput {}/s per writer, {} per file)",
-                name(engine, t),
-                bytes(st.state_bytes),
-                bytes(st.persisted_bytes),
-                bytes(engine.config.storage_throughput),
-                super::super::log::dur(engine.config.storage_file_cost)
+            Msg::new(
+                "{0} wrote {1} of state and {2} of in-flight data to checkpoint storage (playground.storage.throughput {3}/s per writer, {4} per file)",
+                vec![
+                    text(name(engine, t)),
+                    text(bytes(st.state_bytes)),
+                    text(bytes(st.persisted_bytes)),
+                    text(bytes(engine.config.storage_throughput)),
+                    text(super::super::log::dur(engine.config.storage_file_cost)),
+                ],
             )
         }
         "sync" => {
@@ -332,9 +364,9 @@ pub fn diagnose(
                 subtask: Some(name(engine, t)),
                 ..Default::default()
             };
-            format!(
-                "{}'s synchronous snapshot kept its task thread",
-                name(engine, t)
+            Msg::new(
+                "{0}'s synchronous snapshot kept its task thread",
+                vec![text(name(engine, t))],
             )
         }
         _ => {
@@ -342,20 +374,27 @@ pub fn diagnose(
                 kind: "coordinator".into(),
                 ..Default::default()
             };
-            format!(
-                "the trigger and acknowledgement RPCs (playground.rpc.latency {}) and the coordinator's finalisation",
-                super::super::log::dur(engine.config.rpc_latency)
+            Msg::new(
+                "the trigger and acknowledgement RPCs (playground.rpc.latency {0}) and the coordinator's finalisation",
+                vec![text(super::super::log::dur(engine.config.rpc_latency))],
             )
         }
     };
-    d.text = format!("{head}: {why}");
-    if !d.stragglers.is_empty() {
-        d.text.push_str(&format!(
-            ". Stragglers (end-to-end ≥ {}): {}",
-            dur(threshold.unwrap_or(0.0)),
-            d.stragglers.join(", ")
-        ));
-    }
+    let msg = if d.stragglers.is_empty() {
+        Msg::new("{0}: {1}", vec![head.into(), why.into()])
+    } else {
+        Msg::new(
+            "{0}: {1}. Stragglers (end-to-end ≥ {2}): {3}",
+            vec![
+                head.into(),
+                why.into(),
+                text(dur(threshold.unwrap_or(0.0))),
+                list_of(&d.stragglers, ", "),
+            ],
+        )
+    };
+    d.text = msg.english();
+    d.msg = Some(msg);
     d
 }
 
@@ -367,10 +406,18 @@ fn barrier_cause(
     mut last: bool,
     end: Micros,
     d: &mut CheckpointDiagnosis,
-) -> String {
+) -> Msg {
     let from = s.trigger_at;
     let mut path = vec![name(engine, t)];
-    let mut prefix = String::new();
+    // The clauses "the barrier left X … after the trigger; " up the path.
+    let mut prefix: Vec<Arg> = Vec::new();
+    let chain = |prefix: Vec<Arg>, last: Msg| {
+        if prefix.is_empty() {
+            last
+        } else {
+            Msg::new("{0}{1}", vec![Arg::List(prefix, ""), last.into()])
+        }
+    };
     for _ in 0..32 {
         let hops: Vec<_> = engine.barrier_trace.into_task(s.id, t).collect();
         let task = engine.tasks.get(t);
@@ -379,7 +426,7 @@ fn barrier_cause(
             path.reverse();
             d.path = path;
             if is_source || task.is_some_and(|x| x.inputs.is_empty()) {
-                return prefix + &trigger_cause(engine, s, t, end, d);
+                return chain(prefix, trigger_cause(engine, s, t, end, d));
             }
             if engine.barrier_trace.hops.contains_key(&s.id)
                 || engine
@@ -395,15 +442,26 @@ fn barrier_cause(
                     subtask: Some(name(engine, t)),
                     ..Default::default()
                 };
-                return prefix
-                    + &format!("no barrier was sent to {} yet: its upstream have not taken their snapshots", name(engine, t));
+                return chain(
+                    prefix,
+                    Msg::new(
+                        "no barrier was sent to {0} yet: its upstream have not taken their snapshots",
+                        vec![text(name(engine, t))],
+                    ),
+                );
             }
             d.cause = Cause {
                 kind: "not_traced".into(),
                 subtask: Some(name(engine, t)),
                 ..Default::default()
             };
-            return prefix + "(the barrier trace keeps only the newest checkpoints)";
+            return chain(
+                prefix,
+                Msg::new(
+                    "(the barrier trace keeps only the newest checkpoints)",
+                    vec![],
+                ),
+            );
         }
         // The deciding hop: first processed (start delay) or last (alignment; a barrier not
         // processed yet counts as latest).
@@ -432,11 +490,16 @@ fn barrier_cause(
         let _ = c;
         if upstream_late >= queued && upstream_late >= waited && hop.from_task != t {
             // The sender itself was late: ask the same of it.
-            prefix.push_str(&format!(
-                "the barrier left {} {} after the trigger; ",
-                name(engine, hop.from_task),
-                dur(ms(upstream_late))
-            ));
+            prefix.push(
+                Msg::new(
+                    "the barrier left {0} {1} after the trigger; ",
+                    vec![
+                        text(name(engine, hop.from_task)),
+                        text(dur(ms(upstream_late))),
+                    ],
+                )
+                .into(),
+            );
             t = hop.from_task;
             path.push(name(engine, t));
             // The sender's own lateness: its alignment or its start delay, whichever is longer.
@@ -446,11 +509,11 @@ fn barrier_cause(
         }
         path.reverse();
         d.path = path;
-        let barrier = if hop.priority {
+        let barrier = Arg::Word(if hop.priority {
             "unaligned barrier"
         } else {
             "barrier"
-        };
+        });
         if queued >= waited {
             d.cause = Cause {
                 kind: "queued_behind_data".into(),
@@ -460,21 +523,23 @@ fn barrier_cause(
                 waited_ms: Some(ms(queued)),
                 ..Default::default()
             };
-            let credit = if hop.credit == 0 {
-                "which had no credit".to_string()
-            } else {
-                format!("with credit {}", hop.credit)
-            };
             let receiver = explain_receiver(engine, hop.to_task, from, &mut d.cause);
-            let because = if hop.credit == 0 { "because" } else { "while" };
-            return prefix
-                + &format!(
-                    "the {barrier} reached {} {} after the trigger: it queued {} behind {} buffers on {channel}, {credit} {because} {receiver}",
-                    name(engine, hop.to_task),
-                    dur(ms(processed.saturating_sub(from))),
-                    dur(ms(queued)),
-                    hop.queued_ahead,
-                );
+            let mut args = vec![
+                barrier,
+                text(name(engine, hop.to_task)),
+                text(dur(ms(processed.saturating_sub(from)))),
+                text(dur(ms(queued))),
+                text(hop.queued_ahead),
+                text(channel),
+            ];
+            let code = if hop.credit == 0 {
+                "the {0} reached {1} {2} after the trigger: it queued {3} behind {4} buffers on {5}, which had no credit because {6}"
+            } else {
+                args.push(text(hop.credit));
+                "the {0} reached {1} {2} after the trigger: it queued {3} behind {4} buffers on {5}, with credit {6} while {7}"
+            };
+            args.push(receiver.into());
+            return chain(prefix, Msg::new(code, args));
         }
         d.cause = Cause {
             kind: "input_not_taken".into(),
@@ -487,26 +552,34 @@ fn barrier_cause(
         let receiver = explain_receiver(engine, hop.to_task, from, &mut d.cause);
         let blocked = d.cause.hard_backpressured.unwrap_or(0.0) > 0.10;
         let why = if blocked && hop.priority {
-            "its task thread was blocked on an output buffer request (hard backpressure: no mail runs, not even an unaligned barrier)".to_string()
+            Msg::new("its task thread was blocked on an output buffer request (hard backpressure: no mail runs, not even an unaligned barrier)", vec![])
         } else if blocked {
-            format!(
-                "it arrived behind {} buffers and the task thread, blocked on output buffer requests (hard backpressure), took them slowly",
-                hop.queued_at_receiver
+            Msg::new(
+                "it arrived behind {0} buffers and the task thread, blocked on output buffer requests (hard backpressure), took them slowly",
+                vec![text(hop.queued_at_receiver)],
             )
         } else {
-            format!(
-                "it arrived behind {} buffers, processed before it",
-                hop.queued_at_receiver
+            Msg::new(
+                "it arrived behind {0} buffers, processed before it",
+                vec![text(hop.queued_at_receiver)],
             )
         };
-        return prefix
-            + &format!(
-                "the {barrier} on {channel} waited {} in {}'s input: {why}; {receiver}",
-                dur(ms(waited)),
-                name(engine, hop.to_task)
-            );
+        return chain(
+            prefix,
+            Msg::new(
+                "the {0} on {1} waited {2} in {3}'s input: {4}; {5}",
+                vec![
+                    barrier,
+                    text(channel),
+                    text(dur(ms(waited))),
+                    text(name(engine, hop.to_task)),
+                    why.into(),
+                    receiver.into(),
+                ],
+            ),
+        );
     }
-    "the barrier path is too long to follow".into()
+    Msg::new("the barrier path is too long to follow", vec![])
 }
 
 /// A source (or a task whose inputs ended): the trigger RPC, then the wait for its mailbox.
@@ -516,7 +589,7 @@ fn trigger_cause(
     t: usize,
     end: Micros,
     d: &mut CheckpointDiagnosis,
-) -> String {
+) -> Msg {
     let task = &engine.tasks[t];
     let started = s
         .subtasks
@@ -534,21 +607,20 @@ fn trigger_cause(
     };
     let receiver = explain_receiver(engine, t, s.trigger_at, &mut d.cause);
     let held = if task.legacy_source {
-        format!(
-            "the trigger waited {} for the checkpoint lock, held by the legacy source thread blocked mid-record on a buffer request (SourceStreamTask: no availability check, no overdraft)",
-            dur(ms(waited))
+        Msg::new(
+            "the trigger waited {0} for the checkpoint lock, held by the legacy source thread blocked mid-record on a buffer request (SourceStreamTask: no availability check, no overdraft)",
+            vec![text(dur(ms(waited)))],
         )
     } else if d.cause.hard_backpressured.unwrap_or(0.0) > 0.10 {
-        format!(
-            "the trigger waited {} in the mailbox while the task thread was blocked on an output buffer request",
-            dur(ms(waited))
+        Msg::new(
+            "the trigger waited {0} in the mailbox while the task thread was blocked on an output buffer request",
+            vec![text(dur(ms(waited)))],
         )
     } else {
-        format!(
-            "the trigger RPC took {} and waited {} for the mailbox",
-            dur(ms(rpc)),
-            dur(ms(waited))
+        Msg::new(
+            "the trigger RPC took {0} and waited {1} for the mailbox",
+            vec![text(dur(ms(rpc))), text(dur(ms(waited)))],
         )
     };
-    format!("{held}; {receiver}")
+    Msg::new("{0}; {1}", vec![held.into(), receiver.into()])
 }

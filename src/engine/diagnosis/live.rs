@@ -9,6 +9,7 @@
 //! queue without credit / on the wire / in an input queue, the alignment's missing
 //! channels, the storage write, the acknowledgement.
 
+use super::super::log::{text, Arg, Msg};
 use super::super::network::{Event, Item};
 use super::super::runtime::Engine;
 use super::super::task::Activity;
@@ -21,7 +22,11 @@ pub struct TreeNode {
     pub name: String,
     /// `acknowledged`, `writing`, `aligning`, `waiting` (no barrier processed yet).
     pub state: String,
+    /// What it waits for: exactly `waits_for_msg`'s English.
     pub waits_for: String,
+    /// [`TreeNode::waits_for`]'s structured form, for the interface; not in the JSON.
+    #[serde(skip)]
+    pub waits_for_msg: Option<Msg>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -35,7 +40,7 @@ fn is_barrier(i: &Item, id: u64) -> bool {
 }
 
 /// Where checkpoint `id`'s barrier is on channel `c`, if it is in the channel.
-fn barrier_position(engine: &Engine, c: usize, id: u64) -> Option<String> {
+fn barrier_position(engine: &Engine, c: usize, id: u64) -> Option<Msg> {
     let ch = &engine.channels[c];
     let route = format!(
         "{} → {}",
@@ -43,18 +48,24 @@ fn barrier_position(engine: &Engine, c: usize, id: u64) -> Option<String> {
     );
     if let Some(p) = ch.queue.iter().position(|i| is_barrier(i, id)) {
         let ahead = ch.queue.iter().take(p).filter(|i| i.is_data()).count();
-        let credit = if ch.credit == 0 { ", no credit" } else { "" };
-        return Some(format!(
-            "its barrier is in {route}'s sender queue behind {ahead} buffers{credit}"
-        ));
+        let code = if ch.credit == 0 {
+            "its barrier is in {0}'s sender queue behind {1} buffers, no credit"
+        } else {
+            "its barrier is in {0}'s sender queue behind {1} buffers"
+        };
+        return Some(Msg::new(code, vec![text(route), text(ahead)]));
     }
     if ch.in_flight.iter().any(|f| is_barrier(&f.item, id)) {
-        return Some(format!("its barrier is on the wire of {route}"));
+        return Some(Msg::new(
+            "its barrier is on the wire of {0}",
+            vec![text(route)],
+        ));
     }
     if let Some(p) = ch.received.iter().position(|i| is_barrier(i, id)) {
         let ahead = ch.received.iter().take(p).filter(|i| i.is_data()).count();
-        return Some(format!(
-            "its barrier is in {route}'s input queue behind {ahead} buffers"
+        return Some(Msg::new(
+            "its barrier is in {0}'s input queue behind {1} buffers",
+            vec![text(route), text(ahead)],
         ));
     }
     None
@@ -62,15 +73,16 @@ fn barrier_position(engine: &Engine, c: usize, id: u64) -> Option<String> {
 
 pub fn barrier_tree(engine: &Engine, id: u64) -> Option<BarrierTree> {
     let s = engine.coordinator.stats(id)?;
+    let acks = Msg::new(
+        "{0} of {1} acknowledgements",
+        vec![text(s.acknowledged()), text(s.expected.len())],
+    );
     let mut nodes = vec![TreeNode {
         depth: 0,
         name: "coordinator".into(),
         state: s.status.name().into(),
-        waits_for: format!(
-            "{} of {} acknowledgements",
-            s.acknowledged(),
-            s.expected.len()
-        ),
+        waits_for: acks.english(),
+        waits_for_msg: Some(acks),
     }];
     // Children: sources under the coordinator, every other subtask under its first upstream.
     let parent = |t: usize| engine.tasks[t].upstream_tasks.iter().copied().min();
@@ -112,70 +124,72 @@ fn node(engine: &Engine, id: u64, t: usize, depth: u32) -> TreeNode {
     let stats = engine.coordinator.stats(id);
     let acked = stats.is_some_and(|s| s.subtasks.get(&t).is_some_and(|x| x.ack_at.is_some()));
     let blocked = task.activity == Activity::HardBackpressured;
+    let positions = || -> Vec<Arg> {
+        task.inputs
+            .iter()
+            .filter_map(|&c| barrier_position(engine, c, id))
+            .map(Arg::from)
+            .collect()
+    };
     let (state, waits_for) = if acked {
-        ("acknowledged", "nothing".to_string())
+        ("acknowledged", Msg::new("nothing", vec![]))
     } else if let Some(cp) = task.checkpoints.get(&id) {
         if cp.sync_start.is_some() {
             (
                 "writing",
-                format!(
-                    "checkpoint storage: {} write(s) of state / in-flight data pending",
-                    cp.writes_pending.max(1)
+                Msg::new(
+                    "checkpoint storage: {0} write(s) of state / in-flight data pending",
+                    vec![text(cp.writes_pending.max(1))],
                 ),
             )
         } else {
-            let missing: Vec<String> = task
-                .inputs
-                .iter()
-                .filter_map(|&c| barrier_position(engine, c, id))
-                .collect();
-            let thread = if blocked {
-                "; its task thread is blocked on an output buffer request"
+            let missing = positions();
+            let missing = if missing.is_empty() {
+                Msg::new("in upstream snapshots", vec![]).into()
             } else {
-                ""
+                Arg::List(missing, "; ")
             };
-            (
-                "aligning",
-                format!(
-                    "the barriers still missing: {}{thread}",
-                    if missing.is_empty() {
-                        "in upstream snapshots".into()
-                    } else {
-                        missing.join("; ")
-                    }
-                ),
-            )
+            let code = if blocked {
+                "the barriers still missing: {0}; its task thread is blocked on an output buffer request"
+            } else {
+                "the barriers still missing: {0}"
+            };
+            ("aligning", Msg::new(code, vec![missing]))
         }
     } else if task.is_source || task.inputs.is_empty() {
         let w = if task.legacy_source && blocked {
             "the checkpoint lock, held by the legacy source thread blocked on a buffer request"
-                .to_string()
         } else if blocked {
-            "its task thread, blocked on an output buffer request".to_string()
+            "its task thread, blocked on an output buffer request"
         } else {
-            "the trigger RPC / its mailbox".to_string()
+            "the trigger RPC / its mailbox"
         };
-        ("waiting", w)
+        ("waiting", Msg::new(w, vec![]))
     } else {
-        let at: Vec<String> = task
-            .inputs
-            .iter()
-            .filter_map(|&c| barrier_position(engine, c, id))
-            .collect();
-        let mut w = if at.is_empty() {
-            "its upstream's snapshots (no barrier sent to it yet)".to_string()
+        let at = positions();
+        let w = if at.is_empty() {
+            Msg::new(
+                "its upstream's snapshots (no barrier sent to it yet)",
+                vec![],
+            )
         } else {
-            at.join("; ")
+            Msg::new("{0}", vec![Arg::List(at, "; ")])
         };
-        if blocked {
-            w.push_str("; its task thread is blocked on an output buffer request");
-        }
+        let w = if blocked {
+            Msg::new(
+                "{0}; its task thread is blocked on an output buffer request",
+                vec![w.into()],
+            )
+        } else {
+            w
+        };
         ("waiting", w)
     };
     TreeNode {
         depth,
         name: task.name.clone(),
         state: state.into(),
-        waits_for,
+        waits_for: waits_for.english(),
+        waits_for_msg: Some(waits_for),
     }
 }

@@ -27,6 +27,7 @@
 //! - `numRecordsInPerSecond` / `numRecordsOutPerSecond`: `MeterView`s over the same window
 //!   in Flink; here over the attempt (the samples keep records per operator only).
 
+use super::super::log::{text, Msg};
 use super::super::runtime::Engine;
 use super::super::time::Micros;
 use serde::Serialize;
@@ -53,8 +54,23 @@ pub struct SubtaskMetrics {
     pub estimatedTimeToConsumeBuffersMs: Option<f64>,
     pub numRecordsInPerSecond: f64,
     pub numRecordsOutPerSecond: f64,
-    /// The network-tuning guide's reading of the two pool usages.
+    /// The network-tuning guide's reading of the two pool usages: exactly
+    /// `pool_reading_msg`'s English.
     pub pool_reading: String,
+    /// [`SubtaskMetrics::pool_reading`]'s structured form, for the interface; not in the
+    /// report's JSON.
+    #[serde(skip)]
+    pub pool_reading_msg: Option<Msg>,
+}
+
+impl SubtaskMetrics {
+    /// The pool reading's structured form (its English text as one value when a row
+    /// was made without one).
+    pub fn reading(&self) -> Msg {
+        self.pool_reading_msg
+            .clone()
+            .unwrap_or_else(|| Msg::new("{0}", vec![text(&self.pool_reading)]))
+    }
 }
 
 fn round(x: f64) -> f64 {
@@ -199,26 +215,31 @@ pub fn pool_reading(
     exclusive: f64,
     floating: f64,
     has_inputs: bool,
-) -> String {
+) -> Msg {
     const HIGH: f64 = 0.9;
     let out_high = out_pool >= HIGH;
     let in_high = has_inputs && in_pool >= HIGH;
-    let mut s = match (out_high, in_high) {
-        (false, false) => "outPool low, inPool low: OK, no backpressure here".to_string(),
-        (true, false) => "outPool full, inPool low: backpressured by its downstream (the upstream not (yet) backpressured by this one)".to_string(),
-        (false, true) => "outPool low, inPool full: the input piles up while the output drains: if the upstream outPools are full too, this subtask is the source of backpressure".to_string(),
-        (true, true) => "outPool full and inPool full: backpressured by its downstream and backpressuring its upstream: the cause is further downstream".to_string(),
-    };
-    if has_inputs && floating >= HIGH {
-        if exclusive >= HIGH {
-            s.push_str(
-                "; floating and exclusive buffers full: all input channels are backpressured",
-            );
-        } else {
-            s.push_str("; floating buffers full, exclusive not: some channels are backpressured (data skew?)");
-        }
+    let base = Msg::new(
+        match (out_high, in_high) {
+            (false, false) => "outPool low, inPool low: OK, no backpressure here",
+            (true, false) => "outPool full, inPool low: backpressured by its downstream (the upstream not (yet) backpressured by this one)",
+            (false, true) => "outPool low, inPool full: the input piles up while the output drains: if the upstream outPools are full too, this subtask is the source of backpressure",
+            (true, true) => "outPool full and inPool full: backpressured by its downstream and backpressuring its upstream: the cause is further downstream",
+        },
+        vec![],
+    );
+    if !(has_inputs && floating >= HIGH) {
+        return base;
     }
-    s
+    let buffers = Msg::new(
+        if exclusive >= HIGH {
+            "floating and exclusive buffers full: all input channels are backpressured"
+        } else {
+            "floating buffers full, exclusive not: some channels are backpressured (data skew?)"
+        },
+        vec![],
+    );
+    Msg::new("{0}; {1}", vec![base.into(), buffers.into()])
 }
 
 pub fn subtask_metrics(engine: &Engine) -> Vec<SubtaskMetrics> {
@@ -276,6 +297,13 @@ pub fn subtask_metrics(engine: &Engine) -> Vec<SubtaskMetrics> {
             let exclusive = ratio(ex_used, ex_total);
             let floating = ratio(fl_used, fl_total);
             let in_pool = ratio(ex_used + fl_used, ex_total + fl_total);
+            let reading = pool_reading(
+                in_pool,
+                out_pool,
+                exclusive,
+                floating,
+                !task.gates.is_empty(),
+            );
             let (b, s, h, i) = task.activity_until(engine.now);
             let alive_s = ((b + s + h + i).max(1)) as f64 / 1e6;
             SubtaskMetrics {
@@ -293,13 +321,8 @@ pub fn subtask_metrics(engine: &Engine) -> Vec<SubtaskMetrics> {
                 estimatedTimeToConsumeBuffersMs: estimate.map(round),
                 numRecordsInPerSecond: round(task.metrics.records_in as f64 / alive_s),
                 numRecordsOutPerSecond: round(task.metrics.records_out as f64 / alive_s),
-                pool_reading: pool_reading(
-                    in_pool,
-                    out_pool,
-                    exclusive,
-                    floating,
-                    !task.gates.is_empty(),
-                ),
+                pool_reading: reading.english(),
+                pool_reading_msg: Some(reading),
             }
         })
         .collect()

@@ -16,6 +16,12 @@
 //!   names;
 //! - for a pending checkpoint, a [`live::BarrierTree`] from the coordinator down.
 //!
+//! Every sentence it writes (a critical path, the bottleneck, a pool reading, what a
+//! barrier-tree node waits for) is built as an `engine::log::Msg` — a code, its English
+//! template, with arguments and nested clauses — and kept next to its text, which is that
+//! message's English exactly (the report's JSON and the CLI show the text; the interface
+//! renders the message in the viewer's language, `ui::i18n::messages`).
+//!
 //! Flink's web UI shows the per-subtask durations and leaves the reasoning to the user
 //! (`CheckpointStatsTracker`, `SubtaskStateStats`); the reasoning here is the playground's.
 

@@ -326,6 +326,7 @@ pub fn slot_problem(spec: &JobSpec) -> Option<SpecError> {
              vertex, per slot-sharing group); Flink would fail it with \
              NoResourceAvailableException"
         ),
+        msg: None,
     })
 }
 

@@ -98,6 +98,7 @@ pub fn place(graph: &ChainedGraph, config: &EngineConfig) -> Result<Placement, S
                 "{task_managers} TaskManager(s) with {per} slot(s) each hold fewer than the \
                  {slots_needed} slot(s) the job needs"
             ),
+            msg: None,
         });
     }
     // (TaskManager, slot) of each execution slot-sharing group.

@@ -34,10 +34,10 @@ use yew::prelude::*;
 use crate::engine::report::{CheckpointReport, Report};
 use crate::engine::time::Micros;
 use crate::scenario::compare::{Comparison, Figures, Mode};
-use crate::scenario::remedies::Outcome;
+use crate::scenario::remedies::{how_in_flink, Outcome};
 use crate::ui::command::Command;
 use crate::ui::format;
-use crate::ui::i18n::{t, t_dyn, tf, use_lang};
+use crate::ui::i18n::{current, messages, t, t_dyn, t_in, tf, use_lang};
 use crate::ui::layout::Layout;
 use crate::ui::sim::LiveView;
 
@@ -586,7 +586,7 @@ pub fn remedy_comparison(props: &RemedyComparisonProps) -> Html {
                 ];
                 html! {
                     <>
-                    <p class="remedy-effect" data-testid="remedy-effect">{ e.text.clone() }</p>
+                    <p class="remedy-effect" data-testid="remedy-effect">{ messages::text_of(e.msg.as_ref(), &e.text) }</p>
                     <table class="compare-summary" data-testid="remedy-effect-table">
                         <thead><tr>
                             <th scope="col">{ tf("checkpoint {0}", &[&e.before.id]) }</th>
@@ -608,7 +608,7 @@ pub fn remedy_comparison(props: &RemedyComparisonProps) -> Html {
             html! {
                 <>
                 { table.unwrap_or_else(|| html! { <p class="muted">{ t("No checkpoint to compare.") }</p> }) }
-                <p class="muted" data-testid="remedy-flink">{ tf("In Flink: {0}. Here the remedy applies from t = 0 and both runs are re-run with the same seed; switching it on inside the running job would be a Flink fiction.", &[&o.in_flink]) }</p>
+                <p class="muted" data-testid="remedy-flink">{ tf("In Flink: {0}. Here the remedy applies from t = 0 and both runs are re-run with the same seed; switching it on inside the running job would be a Flink fiction.", &[&t_in(current(), how_in_flink(&v.name))]) }</p>
                 { figures_table("remedy-summary", html! { t("whole run as is") }, html! { t("whole run with the remedy") }, &o.base, &o.figures, props.sinks) }
                 </>
             }
@@ -619,10 +619,7 @@ pub fn remedy_comparison(props: &RemedyComparisonProps) -> Html {
         Some(Ok(_)) => "done",
         Some(Err(_)) => "failed",
     };
-    let label = match &v.outcome {
-        Some(Ok(o)) => o.remedy.label.clone(),
-        _ => v.name.replace('_', " "),
-    };
+    let label = super::diagnosis::remedy_label(&v.name).to_string();
     html! {
         <div class="remedy-result" data-testid="remedy-result" data-remedy={v.name.clone()} data-state={state}>
             <h4 class="diag-h">{ tf("Remedy: {0}", &[&label]) }</h4>

@@ -25,6 +25,7 @@ use crate::engine::report::{CheckpointReport, Report};
 use crate::scenario::remedies::NAMES;
 use crate::ui::command::Command;
 use crate::ui::format;
+use crate::ui::i18n::messages::text_of;
 use crate::ui::i18n::{t, t_dyn, tf, use_lang};
 
 use super::compare_view::{RemedyComparison, RemedyView};
@@ -40,7 +41,8 @@ pub struct DiagnosisProps {
     pub on_command: Callback<Command>,
 }
 
-fn remedy_label(name: &str) -> &'static str {
+/// A remedy's name (one of `scenario::remedies::NAMES`) in the viewer's language.
+pub(crate) fn remedy_label(name: &str) -> &'static str {
     match name {
         "unaligned" => t("Unaligned checkpoints"),
         "alignment_timeout" => t("Alignment timeout 200 ms"),
@@ -199,14 +201,14 @@ pub fn diagnosis_panel(props: &DiagnosisProps) -> Html {
             { remedies }
             { windows }
             <h3 class="diag-h">{ t("Bottleneck (last 5 s)") }</h3>
-            <p data-testid="diagnosis-bottleneck" data-subtask={b.subtask.clone().unwrap_or_default()}>{ b.text.clone() }</p>
+            <p data-testid="diagnosis-bottleneck" data-subtask={b.subtask.clone().unwrap_or_default()}>{ text_of(b.msg.as_ref(), &b.text) }</p>
             { metrics_table(report) }
             if let Some(tree) = &report.pending_barriers {
                 <h3 class="diag-h">{ tf("Checkpoint {0} in progress: where each barrier is", &[&tree.checkpoint]) }</h3>
                 <ul class="diag-tree" data-testid="diagnosis-tree">
                     { for tree.nodes.iter().map(|n| html! {
                         <li style={format!("padding-left:{}em", n.depth as f64 * 1.2)} data-state={n.state.clone()}>
-                            <b>{ t_dyn(&n.name) }</b>{ format!(" [{}] ", t_dyn(&n.state)) }<span class="muted">{ n.waits_for.clone() }</span>
+                            <b>{ t_dyn(&n.name) }</b>{ format!(" [{}] ", t_dyn(&n.state)) }<span class="muted">{ text_of(n.waits_for_msg.as_ref(), &n.waits_for) }</span>
                         </li>
                     }) }
                 </ul>
@@ -235,7 +237,7 @@ fn checkpoint_view(c: &CheckpointReport, by_duration: bool, on_sort: Callback<Mo
     html! {
         <div class="diag-checkpoint">
             <p class="diag-text" data-testid="diagnosis-text" data-phase={d.phase.clone()}
-                data-ending={d.ending_subtask.clone().unwrap_or_default()}>{ d.text.clone() }</p>
+                data-ending={d.ending_subtask.clone().unwrap_or_default()}>{ text_of(d.msg.as_ref(), &d.text) }</p>
             <p class="muted">{ tf(
                 "phases of {0}: start delay {1} · alignment {2} · sync {3} · async {4} · coordinator {5}",
                 &[&d.ending_subtask.clone().unwrap_or_default(),
@@ -318,7 +320,7 @@ fn metrics_table(report: &Report) -> Html {
                         <td>{ m.debloatedBufferSize.map(|b| format::bytes(b as u64)).unwrap_or_else(|| "–".into()) }</td>
                         <td>{ format::opt_ms(m.estimatedTimeToConsumeBuffersMs) }</td>
                         <td>{ format!("{:.0} / {:.0}", m.numRecordsInPerSecond, m.numRecordsOutPerSecond) }</td>
-                        <td class="muted">{ m.pool_reading.clone() }</td>
+                        <td class="muted">{ text_of(m.pool_reading_msg.as_ref(), &m.pool_reading) }</td>
                     </tr>
                 }) }
             </tbody>

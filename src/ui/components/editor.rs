@@ -43,7 +43,7 @@ use crate::scenario::edit::{self, EventKind, Setting};
 use crate::scenario::{Document, Kind, ScenarioError};
 use crate::ui::command::Command;
 use crate::ui::components::panel::Panel;
-use crate::ui::i18n::{t, t_dyn, tf, use_lang};
+use crate::ui::i18n::{current, messages, t, t_dyn, tf, use_lang};
 
 #[derive(Properties, PartialEq)]
 pub struct EditorProps {
@@ -404,12 +404,12 @@ fn events_section(
             _ => Html::default(),
         };
         let remove = {
-            let text = edit::event_sentence(e);
+            let text = messages::render(&edit::event_message(e), current());
             on_click(draft, move |d| edit::remove_event(d, i).map(|_| Some(tf("Removed the event: {0}.", &[&text]))))
         };
         html! {
             <li class={classes!("ed-event", (!mine.is_empty()).then_some("ed-op-bad"))} data-testid={format!("editor-event-{i}")}>
-                <span class="ed-event-text" data-testid={format!("editor-event-{i}-text")}>{ edit::event_sentence(e) }</span>
+                <span class="ed-event-text" data-testid={format!("editor-event-{i}-text")}>{ messages::render(&edit::event_message(e), current()) }</span>
                 <span class="ed-event-fields">
                     <input type="text" class="ed-event-at" data-testid={format!("editor-event-{i}-at")} aria-label={t("At (virtual time)")}
                         title={t("When it happens, in virtual time (20s, 1500ms)")} value={e.at.clone()} spellcheck="false" onchange={at} />
@@ -418,7 +418,7 @@ fn events_section(
                     { value }
                     <button type="button" class="control ed-remove" data-testid={format!("editor-event-{i}-remove")} onclick={remove}>{ t("Remove") }</button>
                 </span>
-                { for mine.iter().map(|p| html! { <span class="ed-event-problem" data-testid="editor-event-problem">{ p.message.clone() }</span> }) }
+                { for mine.iter().map(|p| html! { <span class="ed-event-problem" data-testid="editor-event-problem">{ messages::text_of(p.msg.as_ref(), &p.message) }</span> }) }
             </li>
         }
     });
@@ -440,7 +440,10 @@ fn events_section(
             edit::add_event(d, kind, &at).map(|i| {
                 Some(tf(
                     "Added: {0}. Change it in the list.",
-                    &[&edit::event_sentence(&d.events[i])],
+                    &[&messages::render(
+                        &edit::event_message(&d.events[i]),
+                        current(),
+                    )],
                 ))
             })
         })
@@ -630,7 +633,7 @@ pub fn editor(props: &EditorProps) -> Html {
                         <p class="ed-ok" data-testid="editor-ok">{ t("No problems: this job can run.") }</p>
                     } else {
                         <ul class="ed-problems" aria-label={t("Problems")}>
-                            { for all.iter().map(|p| html! { <li data-testid="editor-problem">{ p.to_string() }</li> }) }
+                            { for all.iter().map(|p| html! { <li data-testid="editor-problem">{ format!("{}: {}", p.path, messages::text_of(p.msg.as_ref(), &p.message)) }</li> }) }
                         </ul>
                     }
                     <div class="ed-actions">

@@ -57,7 +57,7 @@ use super::job_view::lanes::{self, AggLane, Detail};
 use super::job_view::plan_layout;
 use super::job_view::zoom::{self, Size, Viewport};
 use super::panel::Panel;
-use crate::ui::i18n::t;
+use crate::ui::i18n::{t, t_dyn, tf};
 
 #[derive(Properties)]
 pub struct JobGraphProps {
@@ -1277,28 +1277,32 @@ fn subtask_node(props: &NodeProps) -> Html {
         TaskStatus::Canceled => Some("st-canceled"),
         TaskStatus::Finishing | TaskStatus::Finished => Some("st-finished"),
     };
-    let title = format!(
-        "{} — {} · backpressure {}\nTaskManager {}, slot {}\nbusy {} · backpressured {} · idle {} (last second)\nnow: {}\nbarrier handler: {}{}\noutput buffers {}/{}{}",
-        v.name,
-        status_name(v.status),
-        level,
-        v.task_manager + 1,
-        v.slot,
-        format::pct(v.busy),
-        format::pct(v.backpressured),
-        format::pct(v.idle),
-        activity_name(v.activity),
-        v.handler_state,
-        v.checkpoint
-            .map(|(id, phase)| format!("\ncheckpoint {id}: {phase}"))
-            .unwrap_or_default(),
-        v.output_pool.0,
-        v.output_pool.1,
-        if v.overdraft_in_use > 0 {
-            format!(" (+{} overdraft)", v.overdraft_in_use)
-        } else {
-            String::new()
-        }
+    // The hover title: Flink's words (states, the barrier handler's class names) as Flink
+    // spells them, the engine's activity and phase words translated (`t_dyn`).
+    let title = tf(
+        "{0} — {1} · backpressure {2}\nTaskManager {3}, slot {4}\nbusy {5} · backpressured {6} · idle {7} (last second)\nnow: {8}\nbarrier handler: {9}{10}\noutput buffers {11}/{12}{13}",
+        &[
+            &v.name,
+            &status_name(v.status),
+            &level,
+            &(v.task_manager + 1),
+            &v.slot,
+            &format::pct(v.busy),
+            &format::pct(v.backpressured),
+            &format::pct(v.idle),
+            &t_dyn(activity_name(v.activity)),
+            &v.handler_state,
+            &v.checkpoint
+                .map(|(id, phase)| format!("\n{}", tf("checkpoint {0}: {1}", &[&id, &t_dyn(phase)])))
+                .unwrap_or_default(),
+            &v.output_pool.0,
+            &v.output_pool.1,
+            &if v.overdraft_in_use > 0 {
+                tf(" (+{0} overdraft)", &[&v.overdraft_in_use])
+            } else {
+                String::new()
+            },
+        ],
     );
     let phase = v
         .checkpoint
@@ -1342,7 +1346,7 @@ fn subtask_node(props: &NodeProps) -> Html {
             data-task-manager={g.task_manager.to_string()} data-slot={g.slot.to_string()}
             data-checkpoint-phase={v.checkpoint.map(|(_, p)| p)}
             role="button" tabindex="0" aria-pressed={selected.to_string()}
-            aria-label={format!("{} — {}, backpressure {level}", v.name, status_name(v.status))}
+            aria-label={tf("{0} — {1}, backpressure {2}", &[&v.name, &status_name(v.status), &level])}
             {onclick} {onkeydown}>
             <title>{ title }</title>
             <rect class="subtask-box" x={f(g.x)} y={f(g.y)} width={f(BODY_W)} height={f(g.h)} rx="4" />
@@ -1459,7 +1463,7 @@ fn plan_boxes(props: &HeadersProps) -> Html {
         html! {
             <g class={classes!("vertex-box", (v.ops.len() > 1).then_some("vertex-chained"))}
                 data-testid={if v.group == 0 { format!("vertex-{}", v.head) } else { format!("vertex-{}-g{}", v.head, v.group) }} data-operators={ops.join(",")}>
-                <title>{ format!("{} — a chain of {} operator(s), one task per subtask (×{})", v.name, v.ops.len(), v.parallelism) }</title>
+                <title>{ tf("{0} — a chain of {1} operator(s), one task per subtask (×{2})", &[&v.name, &v.ops.len(), &v.parallelism]) }</title>
                 <rect class="vertex-rect" x={f(v.x - 6.0)} y={f(v.y - 2.0)} width={f(BODY_W + 12.0)} height={f(v.h)} rx="5" />
                 { for lines }
                 if !v.inputs.is_empty() {

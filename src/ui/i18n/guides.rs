@@ -70,8 +70,20 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../../presets/i18n/zh/recovery-checkpoints.json"),
     ),
     (
+        "rescale-unaligned",
+        include_str!("../../../presets/i18n/zh/rescale-unaligned.json"),
+    ),
+    (
         "seed-settings",
         include_str!("../../../presets/i18n/zh/seed-settings.json"),
+    ),
+    (
+        "serializer-change",
+        include_str!("../../../presets/i18n/zh/serializer-change.json"),
+    ),
+    (
+        "serializer-change-savepoint",
+        include_str!("../../../presets/i18n/zh/serializer-change-savepoint.json"),
     ),
     (
         "small-files",
@@ -84,6 +96,14 @@ pub const FILES: &[(&str, &str)] = &[
     (
         "stop-with-savepoint-backpressure",
         include_str!("../../../presets/i18n/zh/stop-with-savepoint-backpressure.json"),
+    ),
+    (
+        "topology-change",
+        include_str!("../../../presets/i18n/zh/topology-change.json"),
+    ),
+    (
+        "topology-change-savepoint",
+        include_str!("../../../presets/i18n/zh/topology-change-savepoint.json"),
     ),
     (
         "two-phases",

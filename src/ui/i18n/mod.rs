@@ -15,11 +15,13 @@
 //! The choice is the viewer's, kept in `localStorage` (`cp-lang`, [`web`]), first taken
 //! from `navigator.languages`; it is never part of the scenario document or the link.
 //! Engine texts are translated at this boundary from their structured form
-//! ([`steps`]: the checkpoint step's notes by code + arguments; [`guides`]: the presets'
-//! guides from their own files `presets/i18n/zh/<preset>.json`).
+//! ([`messages`]: an `engine::log::Msg`, code + arguments — the diagnosis's sentences,
+//! the editor's event sentences; [`steps`]: the checkpoint step's notes; [`guides`]: the
+//! presets' guides from their own files `presets/i18n/zh/<preset>.json`).
 
 pub mod catalogue;
 pub mod guides;
+pub mod messages;
 pub mod steps;
 #[cfg(target_arch = "wasm32")]
 pub mod web;

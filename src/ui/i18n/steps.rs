@@ -79,8 +79,7 @@ pub fn render_body(line: &StepLine, lang: Lang) -> String {
                     Arg::Text(_) if i == 0 && !line.tasks.is_empty() => {
                         task_list(lang, &line.tasks)
                     }
-                    Arg::Text(s) => s.clone(),
-                    Arg::Word(w) => t_in(lang, w).to_string(),
+                    other => super::messages::render_arg(other, lang),
                 })
                 .collect();
             crate::engine::log::fill(t_in(lang, msg.code), |i| {

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use super::catalogue::ZH;
-use super::{guides, placeholders, steps, Lang};
+use super::{guides, messages, placeholders, steps, Lang};
 
 /// Reads a Rust string literal starting after its opening quote; `None` if unterminated.
 fn literal(src: &str) -> Option<String> {
@@ -115,8 +115,15 @@ fn every_key_the_interface_uses_has_chinese_with_the_same_arguments() {
 fn every_catalogue_entry_has_the_same_arguments_and_is_chinese() {
     for (en, zh) in ZH {
         assert_eq!(placeholders(en), placeholders(zh), "{en:?} vs {zh:?}");
+        // Chinese: an ideograph, or (for a pure joint of clauses such as "{0}: {1}")
+        // Chinese punctuation (CJK symbols, full-width forms).
+        let chinese = |c: char| {
+            ('\u{4e00}'..='\u{9fff}').contains(&c)
+                || ('\u{3000}'..='\u{303f}').contains(&c)
+                || ('\u{ff00}'..='\u{ffef}').contains(&c)
+        };
         assert!(
-            zh.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)) || en == zh,
+            zh.chars().any(chinese) || en == zh,
             "{en:?}: the Chinese text {zh:?} has no Chinese"
         );
     }
@@ -255,5 +262,156 @@ fn every_translation_file_is_listed_and_every_listed_preset_exists() {
     assert_eq!(on_disk, listed, "presets/i18n/zh/*.json vs guides::FILES");
     for name in &listed {
         assert!(guides::zh(name).is_some(), "{name}: does not parse");
+    }
+}
+
+/// Every code and engine word of `msg` has a Chinese entry, `msg`'s English is the text
+/// the engine gave (`english`), and its Chinese has no placeholder left and is Chinese.
+fn check_msg(what: &str, msg: &crate::engine::log::Msg, english: &str) {
+    let zh: BTreeSet<&str> = ZH.iter().map(|(en, _)| *en).collect();
+    assert_eq!(
+        msg.english(),
+        english,
+        "{what}: the English is the engine's text"
+    );
+    let mut codes = vec![];
+    msg.codes(&mut codes);
+    for c in codes {
+        assert!(
+            zh.contains(c),
+            "{what}: no Chinese for {c:?} (in {english:?})"
+        );
+    }
+    let z = messages::render(msg, Lang::Zh);
+    assert!(!z.contains("{0}") && !z.contains("{1}"), "{what}: {z}");
+    assert!(
+        z.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
+        "{what}: not Chinese: {z}"
+    );
+}
+
+/// Runs `preset` and checks every diagnosis sentence of its reports (every `step` of
+/// virtual time and at the end): the critical path of each checkpoint, the bottleneck, the
+/// pool readings and the pending checkpoint's barrier tree. Returns how many it checked.
+fn diagnosis_sentences_of(preset: &str, step: u64) -> usize {
+    let doc = crate::scenario::preset(preset).unwrap();
+    let spec = crate::scenario::to_spec(&doc).unwrap();
+    let end = spec.duration;
+    let mut engine = crate::engine::Engine::new(spec).unwrap();
+    let mut n = 0;
+    let mut t = 0;
+    while t < end {
+        t = (t + step).min(end);
+        engine.run_until(t);
+        let r = engine.report();
+        for c in &r.checkpoints {
+            if let Some(d) = &c.diagnosis {
+                let msg = d.msg.as_ref().expect("a structured critical path");
+                check_msg(&format!("{preset} checkpoint {}", c.id), msg, &d.text);
+                n += 1;
+            }
+        }
+        let b = &r.bottleneck;
+        check_msg(
+            &format!("{preset} bottleneck"),
+            b.msg.as_ref().unwrap(),
+            &b.text,
+        );
+        for m in &r.metrics {
+            let what = format!("{preset} {} reading", m.subtask);
+            check_msg(&what, m.pool_reading_msg.as_ref().unwrap(), &m.pool_reading);
+        }
+        for node in r.pending_barriers.iter().flat_map(|tree| &tree.nodes) {
+            let what = format!("{preset} tree {}", node.name);
+            check_msg(&what, node.waits_for_msg.as_ref().unwrap(), &node.waits_for);
+            n += 1;
+        }
+        n += 1 + r.metrics.len();
+    }
+    n
+}
+
+#[test]
+fn diagnosis_sentences_translate_from_their_structured_form() {
+    for preset in [
+        "backpressure",
+        "legacy-source",
+        "aligned-timeout",
+        "flatmap-stuck",
+        "small-files",
+        "unaligned",
+    ] {
+        assert!(diagnosis_sentences_of(preset, 1_700_000) > 20, "{preset}");
+    }
+}
+
+#[test]
+fn a_remedy_effect_translates_from_its_structured_form() {
+    let doc = crate::scenario::preset("backpressure").unwrap();
+    let out = crate::scenario::remedies::measure(&doc, None).unwrap();
+    let mut checked = 0;
+    for o in &out.remedies {
+        if let Some(e) = &o.effect {
+            check_msg(&o.remedy.name, e.msg.as_ref().unwrap(), &e.text);
+            checked += 1;
+        }
+        let zh: BTreeSet<&str> = ZH.iter().map(|(en, _)| *en).collect();
+        let how = crate::scenario::remedies::how_in_flink(&o.remedy.name);
+        assert!(zh.contains(how), "no Chinese for {how:?}");
+    }
+    assert!(checked >= 5, "{checked} effects");
+}
+
+#[test]
+fn the_editors_event_sentences_translate_from_their_structured_form() {
+    use crate::scenario::edit::{add_event, event_message, event_sentence, EventKind};
+    let mut n = 0;
+    // Every event of every preset (resubmissions, partitioner changes, config changes)...
+    for name in crate::scenario::preset_names() {
+        let doc = crate::scenario::preset(name).unwrap();
+        for e in &doc.events {
+            check_msg(name, &event_message(e), &event_sentence(e));
+            n += 1;
+        }
+    }
+    // ...and every kind the editor adds.
+    let mut doc = crate::scenario::preset("backpressure").unwrap();
+    for kind in EventKind::ALL {
+        let i = add_event(&mut doc, kind, "20s").unwrap();
+        let e = &doc.events[i];
+        check_msg(kind.name(), &event_message(e), &event_sentence(e));
+        n += 1;
+    }
+    assert!(n > 20, "{n} events");
+}
+
+#[test]
+fn refused_settings_translate_from_their_structured_form() {
+    use crate::engine::spec::Action;
+    let doc = crate::scenario::preset("unaligned").unwrap();
+    let mut engine = crate::engine::Engine::new(crate::scenario::to_spec(&doc).unwrap()).unwrap();
+    engine.run_until(3_000_000);
+    for (key, value) in [
+        ("execution.checkpointing.interval", "abc"),
+        ("execution.checkpointing.interval", "5ms"),
+        ("execution.checkpointing.timeout", "10 parsecs"),
+        ("taskmanager.network.memory.buffers-per-channel", "many"),
+        ("taskmanager.network.memory.buffers-per-channel", "5000"),
+        ("execution.checkpointing.unaligned.enabled", "yes"),
+        ("execution.checkpointing.mode", "AT_LEAST_ONCE"),
+        ("execution.checkpointing.mode", "SOMETIMES"),
+        ("taskmanager.memory.segment-size", "3gb"),
+        ("execution.checkpointing.intervall", "1s"),
+    ] {
+        let action = Action::SetConfig {
+            key: key.into(),
+            value: value.into(),
+        };
+        let e = engine.check_action(&action).unwrap_err();
+        let msg = e
+            .msg
+            .as_ref()
+            .unwrap_or_else(|| panic!("{key} = {value}: no structured form: {}", e.message));
+        check_msg(&format!("{key} = {value}"), msg, &e.message);
     }
 }
