@@ -350,6 +350,7 @@ async function legible(page, label) {
   // A chip (or its glyph) never covers a subtask box: the 60-operator pipeline's
   // 140 px chips covered the boxes around their 56 px gaps at fit.
   assert.deepEqual(crossings(chips, boxes), [], `${label}: lane chips cover subtask boxes`);
+  assert.deepEqual(crossings(chips, headers), [], `${label}: lane chips cover vertex headers`);
   facts.glyphs = await page.locator('[data-testid="job-stage"] .ribbon-glyph').count();
   return facts;
 }

@@ -1132,7 +1132,7 @@ fn draw(els: &Els, drawn: &mut Drawn) -> Option<Nodes> {
         // What a chip must not cover: the drawn subtask boxes, or the blocks.
         let screen =
             |(x, y, w, h): blocks::Rect| ((x - vp.x) * vp.k, (y - vp.y) * vp.k, w * vp.k, h * vp.k);
-        let obstacles: Vec<chips::ScreenRect> = match nodes {
+        let mut obstacles: Vec<chips::ScreenRect> = match nodes {
             Nodes::Blocks => layout
                 .blocks
                 .iter()
@@ -1144,6 +1144,13 @@ fn draw(els: &Els, drawn: &mut Drawn) -> Option<Nodes> {
                 .map(|&b| screen(b))
                 .collect(),
         };
+        // And the vertex headers (their operator lines).
+        obstacles.extend(
+            layout
+                .vertices
+                .iter()
+                .map(|v| screen((v.x, v.y, BODY_W, v.header_h))),
+        );
         place_ribbon_labels(labels, &scene.ribbons, &vp, view, &obstacles);
     }
     if let Some(svg) = &els.svg {

@@ -7,7 +7,9 @@
 //! band on the screen), the band's vertical extent and the sizes of its forms, widest
 //! first, and the obstacles (screen rectangles of what a chip must not cover). For each
 //! lane it tries each form at the anchor, then moved up and down by whole chip heights
-//! (a 2 px gap) while the chip's middle stays within the band, and keeps the first place
+//! (a 2 px gap) while the chip's middle stays within the band (and, where the band is
+//! taller than the chip, the whole chip: the caller passes the band's part on the stage),
+//! and keeps the first place
 //! that meets no obstacle and no chip placed before it. A 60-operator pipeline at fit has
 //! gaps of ~56 px between its columns: its 140 px chips covered the subtask boxes, its
 //! glyphs fit. Pure: screen px in, places out.
@@ -49,12 +51,19 @@ pub fn place(wants: &[Want], obstacles: &[ScreenRect]) -> Vec<Option<Placed>> {
         'forms: for (form, &(w, h)) in want.sizes.iter().enumerate() {
             let x = want.cx - w / 2.0;
             let step = h + 2.0;
+            // A band taller than the chip holds all of it (a band cut by the stage's edge
+            // keeps its chip inside the stage).
+            let cy = if want.y1 - want.y0 >= h {
+                want.cy.clamp(want.y0 + h / 2.0, want.y1 - h / 2.0)
+            } else {
+                want.cy
+            };
             // Offsets 0, +1, −1, +2, −2, … steps, while the middle is in the band (the
             // anchor itself is always tried).
             let reach = ((want.y1 - want.y0) / 2.0 / step).ceil().max(0.0) as i64 + 1;
             for k in 0..=2 * reach {
                 let d = if k % 2 == 1 { (k + 1) / 2 } else { -(k / 2) } as f64 * step;
-                let mid = want.cy + d;
+                let mid = cy + d;
                 if k > 0 && (mid < want.y0 || mid > want.y1) {
                     continue;
                 }
