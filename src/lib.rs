@@ -22,6 +22,7 @@ pub mod ui {
     pub mod chart_export;
     pub mod format;
     pub mod i18n;
+    pub mod pacer;
     pub mod resubmit_form;
     pub mod components {
         pub mod job_view;

@@ -17,7 +17,9 @@ use crate::engine::time::Micros;
 use crate::scenario::compare::{self, Comparison};
 use crate::scenario::{self, Document};
 
+use super::pacer::{Pacer, Sliced};
 use super::sim::Sim;
+use crate::engine::Engine;
 
 fn now_ms() -> f64 {
     web_sys::window()
@@ -35,6 +37,28 @@ pub struct Compare {
     pub b: Sim,
     /// Wall ms of the last [`Compare::advance`]: (engine slices, snapshot cutting).
     pub last_timing: (f64, f64),
+    /// The pair's pace, which sizes the slices of [`Compare::advance`].
+    pacer: Pacer,
+}
+
+/// The two engines as one [`Sliced`] host: each slice runs `a` then `b` to the same
+/// instant; the pair is done when both jobs ended.
+struct Lockstep<'a> {
+    a: &'a mut Engine,
+    b: &'a mut Engine,
+}
+
+impl Sliced for Lockstep<'_> {
+    fn now(&self) -> Micros {
+        self.a.now.max(self.b.now)
+    }
+    fn done(&self) -> bool {
+        self.a.is_done() && self.b.is_done()
+    }
+    fn run_until(&mut self, to: Micros) {
+        self.a.run_until(to);
+        self.b.run_until(to);
+    }
 }
 
 impl Compare {
@@ -50,6 +74,7 @@ impl Compare {
             },
             comparison,
             last_timing: (0.0, 0.0),
+            pacer: Pacer::default(),
         })
     }
 
@@ -76,18 +101,19 @@ impl Compare {
 
     /// Advances both runs towards `target` in shared slices, for at most `budget_ms` of
     /// wall time for the pair. Returns the virtual time both reached.
+    ///
+    /// The slices are sized from the pair's measured pace by the same [`Pacer`] as the
+    /// single run's loop (`Sim::advance`): one slice runs both engines, so it aims at
+    /// [`super::pacer::SLICE_WALL_MS`] for the two together.
     pub fn advance(&mut self, target: Micros, budget_ms: f64) -> Micros {
         let start = now_ms();
         let target = target.min(self.duration());
-        let mut t = self.now();
-        while t < target && !self.is_done() {
-            let remaining = target - t;
-            t += (remaining / 8).max(200).min(remaining);
-            self.a.engine.borrow_mut().run_until(t);
-            self.b.engine.borrow_mut().run_until(t);
-            if now_ms() - start > budget_ms {
-                break;
-            }
+        {
+            let mut pair = Lockstep {
+                a: &mut self.a.engine.borrow_mut(),
+                b: &mut self.b.engine.borrow_mut(),
+            };
+            self.pacer.advance(&mut pair, target, budget_ms, &now_ms);
         }
         let engine_done = now_ms();
         self.a.cut();

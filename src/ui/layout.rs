@@ -111,6 +111,21 @@ pub struct LaneGeom {
     pub in_pitch: f64,
 }
 
+/// An operator column's subtasks within one group of TaskManagers, as one block (drawn
+/// instead of its subtasks when the job is too big for a node each: `job_view::blocks`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BlockGeom {
+    /// Its vertex box in [`Layout::vertices`].
+    pub vertex_box: usize,
+    /// The box enclosing its subtasks' boxes.
+    pub x: f64,
+    pub y: f64,
+    pub w: f64,
+    pub h: f64,
+    /// Its subtasks (task ids), in (TaskManager, slot) order.
+    pub tasks: Vec<usize>,
+}
+
 /// The band of one edge's channels, for its aggregated lane: from the producers' output
 /// areas (`from_x`, `from_y0..from_y1`) to the consumers' input areas.
 #[derive(Clone, Debug, PartialEq)]
@@ -143,6 +158,8 @@ pub struct Layout {
     pub edges: Vec<EdgeGeom>,
     /// How the columns and TaskManagers are folded ([`plan_layout::wrap`]).
     pub wrap: plan_layout::Wrap,
+    /// One per vertex box that holds subtasks.
+    pub blocks: Vec<BlockGeom>,
 }
 
 fn pitch(lanes: usize) -> f64 {
@@ -443,7 +460,40 @@ impl Layout {
             }
         }
         let edges: Vec<EdgeGeom> = bands.into_values().collect();
+        // A block per vertex box: the subtasks of its vertex in its group.
+        let mut of_box: std::collections::BTreeMap<(usize, usize), Vec<usize>> =
+            std::collections::BTreeMap::new();
+        for (t, task) in e.tasks.iter().enumerate() {
+            let v = task.vertex.min(n_v.saturating_sub(1));
+            of_box.entry((v, group_of_task(t))).or_default().push(t);
+        }
+        let blocks = order
+            .iter()
+            .flat_map(|&v| (0..wrap.groups).map(move |g| (v, g)))
+            .enumerate()
+            .filter_map(|(i, key)| {
+                let mut list = of_box.remove(&key)?;
+                list.sort_by_key(|&t| (tasks[t].task_manager, tasks[t].slot, t));
+                let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
+                for &t in &list {
+                    let b = &tasks[t];
+                    x0 = x0.min(b.x);
+                    y0 = y0.min(b.y);
+                    x1 = x1.max(b.x + BODY_W);
+                    y1 = y1.max(b.y + b.h);
+                }
+                Some(BlockGeom {
+                    vertex_box: i,
+                    x: x0,
+                    y: y0,
+                    w: x1 - x0,
+                    h: y1 - y0,
+                    tasks: list,
+                })
+            })
+            .collect();
         Layout {
+            blocks,
             width,
             height: (bottom + MARGIN).max(120.0),
             wrap,

@@ -14,6 +14,7 @@
 //! [`chart_export`] (charts as data and as standalone SVG), [`clipboard`] (clipboard
 //! and downloads), [`panic`] (the page's answer to a panic: an overlay with the report and a
 //! way back to the scenario),
+//! [`pacer`] (pace-sized engine slices within a frame budget, for both loops),
 //! [`compare`] (two runs of one scenario in lockstep for the comparison view),
 //! [`flink_download`] (*Export Flink job*: the scenario's Flink job as a zip).
 
@@ -28,6 +29,7 @@ pub mod format;
 pub mod i18n;
 pub mod layout;
 pub mod markers;
+pub mod pacer;
 pub mod panic;
 pub mod resubmit_form;
 pub mod sim;

@@ -36,13 +36,10 @@ use super::components::job_view::lanes::{self, AggLane};
 use super::i18n::steps::{self, StepLine};
 use super::layout::Layout;
 use super::markers::{cut_marks, marks_key, TimelineMarks};
+use super::pacer::{Pacer, Sliced};
 
 /// Wall-clock budget of engine work per animation frame, in milliseconds.
 pub const FRAME_BUDGET_MS: f64 = 8.0;
-/// Wall ms one engine slice aims at (see [`Sim::advance`]).
-const SLICE_WALL_MS: f64 = 1.0;
-/// The first slice of a run, before its pace is known (virtual µs).
-const FIRST_SLICE: Micros = 2_000;
 /// Log entries kept for the event log panel.
 const LOG_KEEP: usize = 300;
 /// While playing, the secondary panels (log, charts) are refreshed at most this often
@@ -203,9 +200,8 @@ pub struct Sim {
     last_live_wall: f64,
     /// Wall ms of the last [`Sim::advance`]: (engine slices, snapshot cutting).
     pub last_timing: (f64, f64),
-    /// The engine's pace on this run: virtual µs per wall ms (a moving average; 0 until
-    /// the first slice), which sizes the slices of [`Sim::advance`].
-    pace: f64,
+    /// The engine's pace on this run, which sizes the slices of [`Sim::advance`].
+    pacer: Pacer,
     /// Engine snapshots for seeking back.
     pub rewinder: Rewinder,
     /// The furthest virtual time this run (branch) reached.
@@ -222,6 +218,39 @@ pub struct Sim {
     work_since_snapshot: f64,
     snapshot_ms: f64,
     marks_key: u64,
+}
+
+/// The engine as [`Sim::advance`]'s pacer drives it: a time-travel snapshot between
+/// slices once the engine worked [`SNAPSHOT_WORK_RATIO`] times as long as the last one
+/// took.
+struct Observed<'a> {
+    engine: &'a mut Engine,
+    rewinder: &'a mut Rewinder,
+    work_since_snapshot: &'a mut f64,
+    snapshot_ms: &'a mut f64,
+}
+
+impl Sliced for Observed<'_> {
+    fn now(&self) -> Micros {
+        self.engine.now
+    }
+    fn done(&self) -> bool {
+        self.engine.is_done()
+    }
+    fn run_until(&mut self, to: Micros) {
+        self.engine.run_until(to);
+    }
+    fn after_slice(&mut self, took_ms: f64) {
+        *self.work_since_snapshot += took_ms;
+        if *self.work_since_snapshot >= SNAPSHOT_WORK_RATIO * *self.snapshot_ms
+            && self.rewinder.due(self.engine)
+        {
+            let before = now_ms();
+            self.rewinder.observe(self.engine);
+            *self.snapshot_ms = now_ms() - before;
+            *self.work_since_snapshot = 0.0;
+        }
+    }
 }
 
 fn now_ms() -> f64 {
@@ -255,7 +284,7 @@ impl Sim {
             last_secondary_wall: 0.0,
             last_live_wall: 0.0,
             last_timing: (0.0, 0.0),
-            pace: 0.0,
+            pacer: Pacer::default(),
             rewinder,
             furthest: 0,
             forked_at: None,
@@ -297,52 +326,21 @@ impl Sim {
     /// Advances towards virtual time `target`, in slices, for at most `budget_ms` of
     /// wall time. Returns the virtual time reached.
     ///
-    /// Each slice is sized from the engine's measured pace to take about
-    /// [`SLICE_WALL_MS`], and a slice that would end past the budget is not started, so
-    /// a frame's engine work overruns its budget by a fraction of a slice at most. (A
-    /// slice of an eighth of the frame's virtual target — 200 ms at 100× — took tens of
-    /// ms on a large job: the budget, checked only between slices, was overrun several
-    /// times over and the frame rate fell to a few per second.)
+    /// The slices are sized from the engine's measured pace ([`Pacer`], shared with the
+    /// comparison's loop); between slices the rewinder keeps its snapshots, outside the
+    /// pace's measurement.
     pub fn advance(&mut self, target: Micros, budget_ms: f64) -> Micros {
         let start = now_ms();
         {
             let mut engine = self.engine.borrow_mut();
             let target = target.min(engine.spec.duration);
-            while engine.now < target && !engine.is_done() {
-                let remaining = target - engine.now;
-                let slice = if self.pace > 0.0 {
-                    (self.pace * SLICE_WALL_MS) as Micros
-                } else {
-                    FIRST_SLICE
-                };
-                let slice = slice.max(200).min(remaining);
-                let from = engine.now;
-                let to = from + slice;
-                let slice_start = now_ms();
-                engine.run_until(to);
-                let after = now_ms();
-                let took = after - slice_start;
-                self.work_since_snapshot += took;
-                // Virtual time per wall ms, averaged (a slice under the timer's
-                // resolution counts as a tenth of a ms).
-                let pace = (engine.now - from) as f64 / took.max(0.1);
-                self.pace = if self.pace > 0.0 {
-                    self.pace * 0.8 + pace * 0.2
-                } else {
-                    pace
-                };
-                if self.work_since_snapshot >= SNAPSHOT_WORK_RATIO * self.snapshot_ms
-                    && self.rewinder.due(&engine)
-                {
-                    self.rewinder.observe(&engine);
-                    self.snapshot_ms = now_ms() - after;
-                    self.work_since_snapshot = 0.0;
-                }
-                // Stop before a slice that would end past the budget.
-                if now_ms() - start + SLICE_WALL_MS > budget_ms {
-                    break;
-                }
-            }
+            let mut host = Observed {
+                engine: &mut engine,
+                rewinder: &mut self.rewinder,
+                work_since_snapshot: &mut self.work_since_snapshot,
+                snapshot_ms: &mut self.snapshot_ms,
+            };
+            self.pacer.advance(&mut host, target, budget_ms, &now_ms);
         }
         let engine_done = now_ms();
         self.changed(false);

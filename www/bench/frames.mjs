@@ -1,9 +1,10 @@
 // Frame work and achieved speed of the playground while it plays (issue 19, item 5). Not
 // a test: it prints figures and asserts nothing about time.
 //
-//   BASE_URL=http://127.0.0.1:8080/ node www/bench/frames.mjs [PRESET] [SLIDER] [SECONDS] [ZOOM]
+//   BASE_URL=http://127.0.0.1:8080/ node www/bench/frames.mjs [PRESET|JOB.json] [SLIDER] [SECONDS] [ZOOM]
 //
-// Opens PRESET (default `large`) in headless Chromium at 1440×900, sets the speed slider
+// Opens PRESET (default `large`), or the scenario file JOB.json by its link (e.g.
+// www/bench/jobs/hash128.json: three operators at parallelism 128, 32,768 channels), in headless Chromium at 1440×900, sets the speed slider
 // to SLIDER (75 = 100×), optionally zooms the job view (ZOOM: `fit`, `far` = four steps
 // out, `near` = four steps in), plays SECONDS of virtual time (default 20) and reports,
 // over the played frames: frame work p50 / p95 / max (wall time from the start of each
@@ -20,7 +21,8 @@
 // thread's time per phase: script (the frame callback: engine, snapshots, Yew diff and
 // the canvas paint), style, layout, paint / composite, per frame. TRACE=0 skips the trace.
 import { execSync } from 'node:child_process';
-import { launch } from '../e2e/browser.mjs';
+import { readFileSync } from 'node:fs';
+import { encodeLink, launch } from '../e2e/browser.mjs';
 
 const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
 const [PRESET = 'large', SLIDER = '75', SECONDS = '20', ZOOM = 'fit'] = process.argv.slice(2);
@@ -92,10 +94,23 @@ try {
   const page = await browser.context.newPage();
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.addInitScript(HOOK);
-  await page.goto(BASE_URL, { waitUntil: 'load' });
-  await page.getByTestId('app').waitFor({ timeout: 60_000 });
-  await page.getByTestId('preset-select').selectOption(PRESET);
-  await page.waitForFunction(() => location.hash.startsWith('#z2:'));
+  const opened = Date.now();
+  if (PRESET.endsWith('.json')) {
+    const doc = JSON.parse(readFileSync(PRESET, 'utf8'));
+    await page.goto(`${BASE_URL}${encodeLink(doc, { level: 9 })}`, { waitUntil: 'load' });
+    await page.getByTestId('app').waitFor({ timeout: 120_000 });
+  } else {
+    await page.goto(BASE_URL, { waitUntil: 'load' });
+    await page.getByTestId('app').waitFor({ timeout: 60_000 });
+    await page.getByTestId('preset-select').selectOption(PRESET);
+    await page.waitForFunction(() => location.hash.startsWith('#z2:'));
+  }
+  await page.waitForFunction(() => document.querySelector('[data-testid="job-lanes"]')?.dataset.zoom, null, { timeout: 120_000 });
+  const openMs = Date.now() - opened;
+  const openNodes = await page.evaluate(() => [
+    document.querySelectorAll('*').length,
+    document.querySelectorAll('[data-testid="job-graph"] *').length,
+  ]);
   if (ZOOM !== 'fit' && (await page.getByTestId('job-stage').count())) {
     await page.getByTestId('job-stage').focus();
     for (let i = 0; i < 4; i++) await page.keyboard.press(ZOOM === 'far' ? '-' : '+');
@@ -150,6 +165,7 @@ try {
       detail: lanes.detail,
       drawMs: lanes.drawMs,
       nodes: document.querySelectorAll('*').length,
+      jobNodes: document.querySelectorAll('[data-testid="job-graph"] *').length,
     };
   });
   const f = (x) => x.toFixed(2);
@@ -160,8 +176,9 @@ try {
       `p50 ${f(pct(r.work, 0.5))} ms, p95 ${f(pct(r.work, 0.95))} ms, max ${f(pct(r.work, 1))} ms; ` +
       `interval p50 ${f(i50)} ms (${(1000 / i50).toFixed(0)} fps), p95 ${f(pct(r.intervals, 0.95))} ms; ` +
       `readout avg ${r.readout.avg} / p95 ${r.readout.p95} ms, interval ${r.readout.interval} ms; ` +
-      `job view ${r.detail ?? '-'} (zoom ${ZOOM}), last lane paint ${r.drawMs ?? '-'} ms; ${r.nodes} DOM nodes`,
+      `job view ${r.detail ?? '-'} (zoom ${ZOOM}), last lane paint ${r.drawMs ?? '-'} ms; ${r.nodes} DOM nodes (${r.jobNodes} in the job view)`,
   );
+  console.log(`opened in ${openMs} ms (link to a drawn job view): ${openNodes[0]} DOM nodes, ${openNodes[1]} in the job view`);
   console.log(
     `profile: per frame engine ${r.readout.engine} ms, snapshots ${r.readout.snapshot} ms (page readout, ` +
       `averages), lane paint ${r.drawMs ?? '-'} ms (last)`,

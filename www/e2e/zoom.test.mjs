@@ -163,7 +163,11 @@ test('semantic zoom, lane tips, local and remote lanes (large)', { timeout: 120_
   assert.equal(v.ribbons, 3, 'one lane per operator pair');
   const labels = page.locator('[data-testid="job-stage"] .ribbon-label');
   assert.equal(await labels.count(), 3, 'each aggregated lane has its figures');
-  assert.match(await labels.first().textContent(), /^\d+ ch · \d+ local\nbacklog \d+ · credit \d+/);
+  // Each chip is the lane's figures, or — where they would cover a subtask box — its
+  // glyph, the backlog alone (the tip below still gives every figure).
+  for (const text of await labels.allTextContents()) {
+    assert.match(text, /^(\d+ ch · \d+ local\nbacklog \d+ · credit \d+|\d+( ▮)?)$/, text);
+  }
   assert.equal(await page.getByTestId('lane-tip').isVisible(), false, 'zooming hid the old lane tip');
   assert.match(await page.getByTestId('lane-detail').textContent(), /Zoomed out: one lane per operator pair/);
   for (const [w, h] of SIZES) {
@@ -312,6 +316,19 @@ const HASH_64_32 = {
   events: [],
 };
 
+/** Pairs (i of `a`, j of `b`) that overlap by more than `slack` px on both axes. */
+function crossings(a, b, slack = 0.5) {
+  const out = [];
+  for (let i = 0; i < a.length; i++) {
+    for (let j = 0; j < b.length; j++) {
+      const dx = Math.min(a[i].x + a[i].w, b[j].x + b[j].w) - Math.max(a[i].x, b[j].x);
+      const dy = Math.min(a[i].y + a[i].h, b[j].y + b[j].h) - Math.max(a[i].y, b[j].y);
+      if (dx > slack && dy > slack) out.push([i, j]);
+    }
+  }
+  return out;
+}
+
 /** Legibility facts of the fitted view: box size, fold, nothing covering anything. */
 async function legible(page, label) {
   const lanes = await page.getByTestId('job-lanes').evaluate((c) => ({ ...c.dataset }));
@@ -330,6 +347,11 @@ async function legible(page, label) {
   assert.deepEqual(overlaps(headers), [], `${label}: vertex headers overlap`);
   assert.deepEqual(overlaps(tmLabels), [], `${label}: TaskManager labels overlap`);
   assert.deepEqual(overlaps(chips), [], `${label}: lane chips overlap each other`);
+  // A chip (or its glyph) never covers a subtask box: the 60-operator pipeline's
+  // 140 px chips covered the boxes around their 56 px gaps at fit.
+  assert.deepEqual(crossings(chips, boxes), [], `${label}: lane chips cover subtask boxes`);
+  assert.deepEqual(crossings(chips, headers), [], `${label}: lane chips cover vertex headers`);
+  facts.glyphs = await page.locator('[data-testid="job-stage"] .ribbon-glyph').count();
   return facts;
 }
 
@@ -346,7 +368,19 @@ test('a 60-operator pipeline, a 64 × 32 hash job and large are legible at fit',
     assert.ok(chain.tiers > 1, `a long pipeline folds into tiers: ${JSON.stringify(chain)}`);
     assert.ok(chain.boxPx >= 35, `subtask boxes ≥ 35 px wide at fit (were 8): ${chain.boxPx}`);
     assert.equal(chain.boxes, 120);
+    if (chain.detail === 'aggregated') {
+      assert.ok(chain.chips > 0, `the pipeline's aggregated lanes keep their figures (as glyphs where narrow): ${JSON.stringify(chain)}`);
+    }
     await page.screenshot({ path: join(SCREENSHOTS, `zoom-pipeline60-${w}.png`) });
+    // Zoomed in (one step, still summed lanes, or every channel): chips or lanes show,
+    // and still cover no subtask box.
+    await page.getByTestId('job-stage').focus();
+    await page.keyboard.press('+');
+    await page.waitForFunction(() => document.querySelector('[data-testid="job-lanes"]').dataset.fit === 'false');
+    const near = await legible(page, `60-op pipeline zoomed in at ${w}`);
+    console.log(JSON.stringify(near));
+    if (near.detail === 'aggregated') assert.ok(near.chips > 0, `chips show zoomed in: ${JSON.stringify(near)}`);
+    else assert.ok((await view(page)).channels > 0, 'zoomed in: every channel of what is on the screen');
 
     await page.goto('about:blank');
     await page.goto(`${BASE_URL}${encodeLink(HASH_64_32, { level: 9 })}`, { waitUntil: 'load' });

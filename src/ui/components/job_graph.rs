@@ -49,12 +49,13 @@ use crate::engine::view::{BackpressureLevel, ChannelView, ItemView, TaskView};
 use crate::ui::command::Command;
 use crate::ui::format;
 use crate::ui::layout::{
-    EdgeGeom, LaneGeom, Layout, TaskBox, BODY_W, CELL_GAP, CELL_W, MAX_CELLS, QUEUE_W,
+    BlockGeom, EdgeGeom, LaneGeom, Layout, TaskBox, BODY_W, CELL_GAP, CELL_W, MAX_CELLS, QUEUE_W,
 };
 use crate::ui::sim::LiveView;
 
+use super::job_view::blocks::{self, Level, Nodes, Tally};
+use super::job_view::chips;
 use super::job_view::lanes::{self, AggLane, Detail};
-use super::job_view::plan_layout;
 use super::job_view::zoom::{self, Size, Viewport};
 use super::panel::Panel;
 use crate::ui::i18n::{t, t_dyn, tf};
@@ -818,58 +819,82 @@ fn paint_ribbons(ctx: &CanvasRenderingContext2d, ribbons: &[Ribbon], pal: &Palet
 /// The figures of each aggregated lane, as HTML chips over the SVG (so subtask boxes do
 /// not hide them), at a fixed screen size whatever the zoom: one element per lane in
 /// `labels`, reused between frames and changed only where the text or place changed.
-fn place_ribbon_labels(labels: &web_sys::Element, ribbons: &[Ribbon], vp: &Viewport) {
+/// A chip goes only where it covers none of `obstacles` (the drawn subtask boxes or
+/// operator blocks, screen px) and no other chip; else its glyph (the backlog alone),
+/// else nothing ([`chips::place`]); a lane whose middle is off the stage gets none.
+fn place_ribbon_labels(
+    labels: &web_sys::Element,
+    ribbons: &[Ribbon],
+    vp: &Viewport,
+    view: Size,
+    obstacles: &[chips::ScreenRect],
+) {
     let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
         return;
     };
-    let ribbons: Vec<&Ribbon> = ribbons.iter().filter(|r| r.label).collect();
+    let size = |text: &str| {
+        let lines = text.lines().count() as f64;
+        let chars = text.lines().map(|l| l.chars().count()).max().unwrap_or(0) as f64;
+        (chars * CHIP_CHAR_PX + 10.0, lines * CHIP_LINE_PX + 4.0)
+    };
+    let mut wants = Vec::new();
+    let mut texts = Vec::new();
+    for r in ribbons.iter().filter(|r| r.label) {
+        let a = &r.agg;
+        let g = &r.g;
+        // The anchor: the band's middle, moved into the part of the band on the stage
+        // (zoomed in on a tall band, its chip follows the screen); none when the band
+        // is off the stage.
+        let y0 = (g.from_y0.min(g.to_y0) - vp.y) * vp.k;
+        let y1 = (g.from_y1.max(g.to_y1) - vp.y) * vp.k;
+        let (bx0, bx1) = (
+            (g.from_x.min(g.to_x) - vp.x) * vp.k,
+            (g.from_x.max(g.to_x) - vp.x) * vp.k,
+        );
+        let (vy0, vy1) = (y0.max(0.0), y1.min(view.h));
+        if bx1 < 0.0 || bx0 > view.w || vy0 > vy1 {
+            continue;
+        }
+        let cx = (((g.from_x + g.to_x) / 2.0 - vp.x) * vp.k).clamp(bx0.max(0.0), bx1.min(view.w));
+        let cy =
+            (((g.from_y0 + g.from_y1 + g.to_y0 + g.to_y1) / 4.0 - vp.y) * vp.k).clamp(vy0, vy1);
+        let mut text = format!(
+            "{} ch · {} local\nbacklog {} · credit {}",
+            a.channels,
+            a.local,
+            a.backlog(),
+            a.credit
+        );
+        if a.barriers > 0 {
+            text.push_str(&format!("\n{} barriers in flight", a.barriers));
+        }
+        if a.starved > 0 {
+            text.push_str(&format!("\n{} without credit", a.starved));
+        }
+        let glyph = format!("{}{}", a.backlog(), if a.barriers > 0 { " ▮" } else { "" });
+        wants.push(chips::Want {
+            cx,
+            cy,
+            y0: vy0,
+            y1: vy1,
+            sizes: vec![size(&text), size(&glyph)],
+        });
+        texts.push((r, text, glyph));
+    }
+    let at = chips::place(&wants, obstacles);
+    let shown: Vec<_> = at
+        .iter()
+        .zip(&wants)
+        .zip(&texts)
+        .filter_map(|((p, w), t)| p.map(|p| (p, w, t)))
+        .collect();
     let children = labels.children();
-    for i in (ribbons.len() as u32..children.length()).rev() {
+    for i in (shown.len() as u32..children.length()).rev() {
         if let Some(c) = children.item(i) {
             c.remove();
         }
     }
-    let texts: Vec<String> = ribbons
-        .iter()
-        .map(|r| {
-            let a = &r.agg;
-            let mut text = format!(
-                "{} ch · {} local\nbacklog {} · credit {}",
-                a.channels,
-                a.local,
-                a.backlog(),
-                a.credit
-            );
-            if a.barriers > 0 {
-                text.push_str(&format!("\n{} barriers in flight", a.barriers));
-            }
-            if a.starved > 0 {
-                text.push_str(&format!("\n{} without credit", a.starved));
-            }
-            text
-        })
-        .collect();
-    // Each chip's size from its text (10.5 px mono, 1.3 line height, 4 px padding, as
-    // the stylesheet's `.ribbon-label`), so that chips never cover each other.
-    let chips: Vec<(f64, f64, f64, f64)> = ribbons
-        .iter()
-        .zip(&texts)
-        .map(|(r, text)| {
-            let g = &r.g;
-            let cx = ((g.from_x + g.to_x) / 2.0 - vp.x) * vp.k;
-            let cy = ((g.from_y0 + g.from_y1 + g.to_y0 + g.to_y1) / 4.0 - vp.y) * vp.k;
-            let lines = text.lines().count() as f64;
-            let chars = text.lines().map(|l| l.chars().count()).max().unwrap_or(0) as f64;
-            (
-                cx,
-                cy,
-                chars * CHIP_CHAR_PX + 10.0,
-                lines * CHIP_LINE_PX + 4.0,
-            )
-        })
-        .collect();
-    let at = plan_layout::place_chips(&chips);
-    for (i, (r, text)) in ribbons.iter().zip(&texts).enumerate() {
+    for (i, (p, want, (r, text, glyph))) in shown.into_iter().enumerate() {
         let a = &r.agg;
         let node = match children.item(i as u32) {
             Some(n) => n,
@@ -881,21 +906,22 @@ fn place_ribbon_labels(labels: &web_sys::Element, ribbons: &[Ribbon], vp: &Viewp
                 Err(_) => return,
             },
         };
-        if node.text_content().as_deref() != Some(text.as_str()) {
-            node.set_text_content(Some(text));
+        let shown_text = if p.form == 0 { text } else { glyph };
+        if node.text_content().as_deref() != Some(shown_text.as_str()) {
+            node.set_text_content(Some(shown_text));
         }
-        let class = if a.starved > 0 {
-            "ribbon-label ribbon-starved"
-        } else {
-            "ribbon-label"
+        let class = match (p.form, a.starved > 0) {
+            (0, false) => "ribbon-label",
+            (0, true) => "ribbon-label ribbon-starved",
+            (_, false) => "ribbon-label ribbon-glyph",
+            (_, true) => "ribbon-label ribbon-glyph ribbon-starved",
         };
         if node.get_attribute("class").as_deref() != Some(class) {
             let _ = node.set_attribute("class", class);
         }
         // The stylesheet centres a chip on its left / top.
-        let (x, y) = at[i];
-        let (_, _, w, h) = chips[i];
-        let style = format!("left:{:.0}px;top:{:.0}px", x + w / 2.0, y + h / 2.0);
+        let (w, h) = want.sizes[p.form];
+        let style = format!("left:{:.0}px;top:{:.0}px", p.x + w / 2.0, p.y + h / 2.0);
         if node.get_attribute("style").as_deref() != Some(style.as_str()) {
             let _ = node.set_attribute("style", &style);
         }
@@ -931,6 +957,8 @@ struct Drawn {
     drag: Option<(i32, f64, f64, bool)>,
     /// The viewport moved: the lane tip no longer points at its lane.
     hide_tip: bool,
+    /// What the subtask layer draws (the panel's state, mirrored here).
+    nodes: Option<Nodes>,
 }
 
 /// The elements the panel updates imperatively (the virtual DOM leaves them alone).
@@ -1005,6 +1033,25 @@ impl Drawn {
         }
     }
 
+    /// Zooms to `b`: its top at the top of the stage, centred across, at a scale where
+    /// its subtasks are legible boxes (a subtask 94 px wide) unless the whole block fits
+    /// closer — so the window around it holds few enough subtasks to draw each.
+    fn zoom_to_block(&mut self, b: &BlockGeom, view: Size) {
+        let fit = zoom::fit_k(Size { w: b.w, h: b.h }, view);
+        let k = fit.clamp(0.8, zoom::MAX_K);
+        self.move_to(
+            |_, c, v| {
+                Viewport {
+                    x: b.x + b.w / 2.0 - v.w / k / 2.0,
+                    y: b.y - 40.0 / k,
+                    k,
+                }
+                .clamped(c, v)
+            },
+            view,
+        );
+    }
+
     fn move_to(&mut self, f: impl FnOnce(&Viewport, Size, Size) -> Viewport, view: Size) {
         let (Some(content), Some(vp)) = (self.content(), self.vp) else {
             return;
@@ -1017,26 +1064,18 @@ impl Drawn {
 
 /// Draws the lanes of `live` onto the canvas, sized to the stage at the device pixel
 /// ratio, through the viewport; points the SVG's viewBox at the same rectangle; and
-/// remembers what it drew in `drawn`.
-fn draw(els: &Els, drawn: &mut Drawn) {
-    let Some((layout, live)) = drawn.data.clone() else {
-        return;
-    };
+/// remembers what it drew in `drawn`. Returns the subtask layer's new [`Nodes`] when it
+/// changed (the panel re-renders its nodes; emitted by the caller, once `drawn` is free).
+fn draw(els: &Els, drawn: &mut Drawn) -> Option<Nodes> {
+    let (layout, live) = drawn.data.clone()?;
     let canvas = &els.canvas;
-    let Some(view) = drawn.view_size(canvas) else {
-        return;
-    };
-    let Some(vp) = drawn.viewport(view) else {
-        return;
-    };
-    let Some(ctx) = canvas
+    let view = drawn.view_size(canvas)?;
+    let vp = drawn.viewport(view)?;
+    let ctx = canvas
         .get_context("2d")
         .ok()
         .flatten()
-        .and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
-    else {
-        return;
-    };
+        .and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())?;
     let dpr = web_sys::window()
         .map(|w| w.device_pixel_ratio())
         .unwrap_or(1.0)
@@ -1077,8 +1116,42 @@ fn draw(els: &Els, drawn: &mut Drawn) {
         ctx.set_line_width(2.0 / vp.k);
         ctx.stroke();
     }
+    // The subtask layer: every subtask, a window of them, or operator blocks.
+    let boxes: Vec<blocks::Rect> = layout
+        .tasks
+        .iter()
+        .map(|t| (t.x, t.y, BODY_W, t.h))
+        .collect();
+    let nodes = match drawn.nodes {
+        Some(n) if blocks::keep(n, &boxes, vis) => n,
+        _ => blocks::choose(&boxes, vis),
+    };
+    let renodes = (drawn.nodes != Some(nodes)).then_some(nodes);
+    drawn.nodes = Some(nodes);
     if let Some(labels) = &els.labels {
-        place_ribbon_labels(labels, &scene.ribbons, &vp);
+        // What a chip must not cover: the drawn subtask boxes, or the blocks.
+        let screen =
+            |(x, y, w, h): blocks::Rect| ((x - vp.x) * vp.k, (y - vp.y) * vp.k, w * vp.k, h * vp.k);
+        let mut obstacles: Vec<chips::ScreenRect> = match nodes {
+            Nodes::Blocks => layout
+                .blocks
+                .iter()
+                .map(|b| screen((b.x, b.y, b.w, b.h)))
+                .collect(),
+            n => boxes
+                .iter()
+                .filter(|&&b| n.draws(b))
+                .map(|&b| screen(b))
+                .collect(),
+        };
+        // And the vertex headers (their operator lines).
+        obstacles.extend(
+            layout
+                .vertices
+                .iter()
+                .map(|v| screen((v.x, v.y, BODY_W, v.header_h))),
+        );
+        place_ribbon_labels(labels, &scene.ribbons, &vp, view, &obstacles);
     }
     if let Some(svg) = &els.svg {
         let _ = svg.set_attribute(
@@ -1125,6 +1198,7 @@ fn draw(els: &Els, drawn: &mut Drawn) {
                 * vp.k
         ),
     );
+    set("data-nodes", nodes.name());
     set("data-tiers", &layout.wrap.tiers.to_string());
     set("data-groups", &layout.wrap.groups.to_string());
     set("data-fit", &(!drawn.user_moved).to_string());
@@ -1133,7 +1207,16 @@ fn draw(els: &Els, drawn: &mut Drawn) {
         &format!("{:.1} {:.1} {:.1} {:.1}", vis.0, vis.1, vis.2, vis.3),
     );
     if let Some(note) = &els.note {
-        let text = detail.reason(live.channels.len()).unwrap_or_default();
+        let mut text = detail.reason(live.channels.len()).unwrap_or_default();
+        if nodes == Nodes::Blocks {
+            if !text.is_empty() {
+                text.push(' ');
+            }
+            text.push_str(&crate::ui::i18n::tf(
+                "{0} subtasks: one block per operator column, coloured by its worst subtask, its OK / LOW / HIGH shares stacked inside. Zoom in (or click a block) to see the subtasks on the screen.",
+                &[&layout.tasks.len()],
+            ));
+        }
         if note.text_content().unwrap_or_default() != text {
             note.set_text_content(Some(&text));
         }
@@ -1154,6 +1237,7 @@ fn draw(els: &Els, drawn: &mut Drawn) {
     }
     drawn.detail = Some(detail);
     drawn.hits = scene.hits;
+    renodes
 }
 
 /// The hover / focus text of `hit`, and its kind (`local`, `remote`, `aggregate`).
@@ -1402,11 +1486,102 @@ fn legend() -> Html {
 #[derive(Properties)]
 struct HeadersProps {
     layout: Rc<Layout>,
+    /// What the subtask layer draws: the TaskManager boxes follow it (every one, those
+    /// in the window, or one outline per group of TaskManagers beside the blocks).
+    nodes: Nodes,
 }
 
 impl PartialEq for HeadersProps {
     fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.layout, &other.layout)
+        Rc::ptr_eq(&self.layout, &other.layout) && self.nodes == other.nodes
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct BlockProps {
+    index: usize,
+    geom: BlockGeom,
+    tally: Tally,
+    /// The head operator's id, and the group of TaskManagers.
+    head: String,
+    group: u32,
+    /// Zooms to the block (its index).
+    on_open: Callback<usize>,
+}
+
+/// An operator column's subtasks as one block (`job_view::blocks`): outlined in its
+/// worst subtask's level, its HIGH / LOW / OK / not-running shares stacked top to bottom
+/// inside (visible at any zoom), the counts and mean shares in its title and label; a
+/// click or Enter zooms to it.
+#[function_component(BlockNode)]
+fn block_node(props: &BlockProps) -> Html {
+    let b = &props.geom;
+    let t = &props.tally;
+    let class = match t.level() {
+        Level::Ok => "bp-ok",
+        Level::Low => "bp-low",
+        Level::High => "bp-high",
+        Level::Other => "bp-none",
+    };
+    let onclick = {
+        let (cb, i) = (props.on_open.clone(), props.index);
+        Callback::from(move |_: MouseEvent| cb.emit(i))
+    };
+    let onkeydown = {
+        let (cb, i) = (props.on_open.clone(), props.index);
+        Callback::from(move |e: KeyboardEvent| {
+            if matches!(e.key().as_str(), "Enter" | " " | "Spacebar") {
+                e.prevent_default();
+                e.stop_propagation();
+                cb.emit(i);
+            }
+        })
+    };
+    let summary = crate::ui::i18n::tf(
+        "{0}: {1} subtasks — {2} OK, {3} LOW, {4} HIGH, {5} not running; busy {6}, backpressured {7} (mean of the last second). Click or Enter to zoom in.",
+        &[
+            &props.head,
+            &t.subtasks,
+            &t.ok,
+            &t.low,
+            &t.high,
+            &t.other,
+            &format::pct(t.busy),
+            &format::pct(t.backpressured),
+        ],
+    );
+    // The shares, stacked inside the box, HIGH on top.
+    let n = t.subtasks.max(1) as f64;
+    let inner_h = (b.h - 4.0).max(0.0);
+    let mut y = b.y + 2.0;
+    let shares = [
+        (t.high, "block-share-high"),
+        (t.low, "block-share-low"),
+        (t.ok, "block-share-ok"),
+    ]
+    .into_iter()
+    .filter(|(c, _)| *c > 0)
+    .map(|(c, class)| {
+        let h = inner_h * c as f64 / n;
+        let at = y;
+        y += h;
+        html! { <rect class={class} x={f(b.x + 2.0)} y={f(at)} width={f(b.w - 4.0)} height={f(h)} opacity="0.35" /> }
+    })
+    .collect::<Html>();
+    let testid = if props.group == 0 {
+        format!("block-{}", props.head)
+    } else {
+        format!("block-{}-g{}", props.head, props.group)
+    };
+    html! {
+        <g class={classes!("op-block", class)} data-testid={testid}
+            data-subtasks={t.subtasks.to_string()} data-ok={t.ok.to_string()}
+            data-low={t.low.to_string()} data-high={t.high.to_string()}
+            role="button" tabindex="0" aria-label={summary.clone()} {onclick} {onkeydown}>
+            <title>{ summary }</title>
+            <rect class="block-box" x={f(b.x)} y={f(b.y)} width={f(b.w)} height={f(b.h)} rx="4" />
+            { shares }
+        </g>
     }
 }
 
@@ -1415,7 +1590,41 @@ impl PartialEq for HeadersProps {
 #[function_component(PlanBoxes)]
 fn plan_boxes(props: &HeadersProps) -> Html {
     let layout = &props.layout;
-    let tms = layout.task_managers.iter().map(|tm| {
+    let nodes = props.nodes;
+    // Beside the blocks, one outline per group of TaskManagers (and tier) instead of a
+    // box per TaskManager: (tier, x) → the first and last TaskManager, the box.
+    let mut outlines: std::collections::BTreeMap<(u32, i64), (u32, u32, blocks::Rect)> =
+        std::collections::BTreeMap::new();
+    if nodes == Nodes::Blocks {
+        for tm in &layout.task_managers {
+            let e = outlines.entry((tm.tier, tm.x.round() as i64)).or_insert((
+                tm.task_manager,
+                tm.task_manager,
+                (tm.x, tm.y, tm.w, tm.h),
+            ));
+            e.0 = e.0.min(tm.task_manager);
+            e.1 = e.1.max(tm.task_manager);
+            let r = &mut e.2;
+            let bottom = (r.1 + r.3).max(tm.y + tm.h);
+            r.1 = r.1.min(tm.y);
+            r.3 = bottom - r.1;
+        }
+    }
+    let groups = outlines.values().map(|&(first, last, (x, y, w, h))| {
+        html! {
+            <g class="tm-group" data-testid={format!("tm-group-{first}")}>
+                <rect class="tm-group-rect" x={f(x)} y={f(y)} width={f(w)} height={f(h)} rx="6" />
+                <text class="tm-label" x={f(x + 8.0)} y={f(y + 12.0)}>
+                    { crate::ui::i18n::tf("TaskManagers {0}–{1} · {2} slot(s) each", &[&(first + 1), &(last + 1), &layout.slots_per_task_manager]) }
+                </text>
+            </g>
+        }
+    });
+    let shown = |tm: &&crate::ui::layout::TmBox| match nodes {
+        Nodes::Blocks => false,
+        n => n.draws((tm.x, tm.y, tm.w, tm.h)),
+    };
+    let tms = layout.task_managers.iter().filter(shown).map(|tm| {
         // A folded layout repeats the TaskManagers per tier: `-t<tier>` beyond the first.
         let tier = if tm.tier == 0 { String::new() } else { format!("-t{}", tm.tier) };
         let slots = tm.slots.iter().map(|slot| {
@@ -1474,7 +1683,7 @@ fn plan_boxes(props: &HeadersProps) -> Html {
     });
     html! {
         <>
-            <g class="tm-boxes">{ for tms }</g>
+            <g class="tm-boxes">{ for tms }{ for groups }</g>
             <g class="op-headers">{ for vertices }</g>
         </>
     }
@@ -1499,6 +1708,20 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
     let tip = use_node_ref();
     let labels = use_node_ref();
     let drawn = use_mut_ref(Drawn::default);
+    // What the subtask layer draws: decided by `draw` from the viewport
+    // (`job_view::blocks`); a big job opens fitted, as blocks.
+    let nodes = {
+        let n = layout.tasks.len();
+        use_state_eq(move || {
+            if n <= blocks::NODES_UP_TO {
+                Nodes::All
+            } else {
+                Nodes::Blocks
+            }
+        })
+    };
+    let set_nodes = nodes.setter();
+    let nodes = *nodes;
     // Redraws with the current viewport (after a render, a resize, a zoom or a pan).
     let redraw = {
         let (canvas, svg, note, zoom_label, labels, tip) = (
@@ -1512,6 +1735,7 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
         let drawn = drawn.clone();
         Rc::new(move || {
             if let Some(c) = canvas.cast::<HtmlCanvasElement>() {
+                let set_nodes = &set_nodes;
                 let els = Els {
                     canvas: c,
                     svg: el(&svg),
@@ -1520,7 +1744,10 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
                     labels: el(&labels),
                     tip: el(&tip),
                 };
-                draw(&els, &mut drawn.borrow_mut());
+                let renodes = draw(&els, &mut drawn.borrow_mut());
+                if let Some(n) = renodes {
+                    set_nodes.set(n);
+                }
             }
         })
     };
@@ -1540,6 +1767,7 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
                     d.palette = None;
                 }
                 d.data = Some(data);
+                d.nodes = Some(nodes);
             }
             redraw();
         });
@@ -1818,8 +2046,49 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
             <button type="button" class="control zoom-button" data-testid={testid} {title} {onclick}>{ label }</button>
         }
     };
-    let nodes = live.tasks.iter().filter_map(|t| {
+    let zoom_block = {
+        let drawn = drawn.clone();
+        let stage = stage.clone();
+        let redraw = redraw.clone();
+        let layout = layout.clone();
+        Callback::from(move |i: usize| {
+            let (Some((_, view)), Some(b)) = (view_of(&stage), layout.blocks.get(i)) else {
+                return;
+            };
+            drawn.borrow_mut().zoom_to_block(b, view);
+            redraw();
+        })
+    };
+    let block_nodes = (nodes == Nodes::Blocks).then(|| {
+        layout
+            .blocks
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                let tally = Tally::of(b.tasks.iter().filter_map(|&t| live.tasks.get(t)).map(|t| {
+                    let level = match (t.status, t.backpressure) {
+                        (TaskStatus::Running, BackpressureLevel::Ok) => Level::Ok,
+                        (TaskStatus::Running, BackpressureLevel::Low) => Level::Low,
+                        (TaskStatus::Running, BackpressureLevel::High) => Level::High,
+                        _ => Level::Other,
+                    };
+                    (level, t.busy, t.backpressured)
+                }));
+                let vb = layout.vertices.get(b.vertex_box);
+                html! {
+                    <BlockNode key={i} index={i} geom={b.clone()} {tally}
+                        head={vb.map(|v| v.head.clone()).unwrap_or_default()}
+                        group={vb.map_or(0, |v| v.group)}
+                        on_open={zoom_block.clone()} />
+                }
+            })
+            .collect::<Html>()
+    });
+    let subtask_nodes = live.tasks.iter().filter_map(|t| {
         let geom = layout.tasks.get(t.id)?.clone();
+        if !nodes.draws((geom.x, geom.y, BODY_W, geom.h)) {
+            return None;
+        }
         Some(html! {
             <SubtaskNode key={t.id} {geom} view={node_view(t)}
                 selected={props.selected == Some(t.id)} on_select={props.on_select.clone()} />
@@ -1894,8 +2163,11 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
                     <canvas ref={canvas} class="lanes-canvas" data-testid="job-lanes" aria-hidden="true" />
                     <svg class="job-svg" ref={svg} preserveAspectRatio="xMinYMin meet"
                         role="group" aria-label="Execution graph: one button per subtask" onclick={onclick_bg}>
-                        <PlanBoxes layout={layout.clone()} />
-                        <g class="nodes">{ for nodes }</g>
+                        <PlanBoxes layout={layout.clone()} {nodes} />
+                        <g class="nodes" data-testid={format!("subtask-nodes{stem}")} data-nodes={nodes.name()}>
+                            { for subtask_nodes }
+                            { for block_nodes }
+                        </g>
                     </svg>
                     <div class="ribbon-labels" ref={labels} aria-hidden="true"></div>
                     <div class="lane-tip" ref={tip} data-testid={format!("lane-tip{stem}")} role="status" hidden=true></div>

@@ -697,4 +697,8 @@ pub const ZH: &[(&str, &str)] = &[
     ("Resubmit from here", "从这里重新提交"),
     ("The scenario reader refused this event — {0}: {1}", "场景读取器拒绝了这个事件——{0}：{1}"),
     ("Resubmit the job, changed, from this completed checkpoint or savepoint (opens the Resubmit dialog on it)", "修改作业后从这个已完成的检查点或保存点重新提交（打开重新提交对话框）"),
+    // t17-view: operator blocks of a job too big for a node per subtask.
+    ("{0} subtasks: one block per operator column, coloured by its worst subtask, its OK / LOW / HIGH shares stacked inside. Zoom in (or click a block) to see the subtasks on the screen.", "{0} 个子任务：每个算子列画成一个块，颜色取其最差的子任务，块内堆叠 OK / LOW / HIGH 的占比。放大（或点击一个块）即可看到屏幕上的子任务。"),
+    ("{0}: {1} subtasks — {2} OK, {3} LOW, {4} HIGH, {5} not running; busy {6}, backpressured {7} (mean of the last second). Click or Enter to zoom in.", "{0}：{1} 个子任务——{2} 个 OK，{3} 个 LOW，{4} 个 HIGH，{5} 个未运行；繁忙 {6}，反压 {7}（最近一秒的平均值）。点击或按 Enter 放大。"),
+    ("TaskManagers {0}–{1} · {2} slot(s) each", "TaskManager {0}–{1} · 每个 {2} 个槽位"),
 ];

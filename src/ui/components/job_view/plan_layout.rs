@@ -244,29 +244,6 @@ pub fn subtask_h(lanes: usize, pitch: f64, min: f64, per_channel: bool) -> f64 {
     }
 }
 
-/// Places chips (screen rectangles `w` × `h` centred on their anchors) so that no two
-/// overlap: in order, each moves down from its anchor by whole chip heights (plus a
-/// 2 px gap) until it meets none placed before it. Returns the top-left corners.
-pub fn place_chips(chips: &[(f64, f64, f64, f64)]) -> Vec<(f64, f64)> {
-    let mut placed: Vec<(f64, f64, f64, f64)> = Vec::with_capacity(chips.len());
-    for &(cx, cy, w, h) in chips {
-        let x = cx - w / 2.0;
-        let mut y = cy - h / 2.0;
-        let hits = |y: f64, placed: &[(f64, f64, f64, f64)]| {
-            placed
-                .iter()
-                .any(|&(px, py, pw, ph)| x < px + pw && px < x + w && y < py + ph && py < y + h)
-        };
-        let mut guard = 0;
-        while hits(y, &placed) && guard <= placed.len() {
-            y += h + 2.0;
-            guard += 1;
-        }
-        placed.push((x, y, w, h));
-    }
-    placed.iter().map(|&(x, y, _, _)| (x, y)).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -371,29 +348,9 @@ mod tests {
     }
 
     #[test]
-    fn subtask_heights_and_chips() {
+    fn subtask_heights() {
         assert_eq!(subtask_h(64, 5.0, 46.0, true), 330.0);
         assert_eq!(subtask_h(64, 5.0, 46.0, false), 46.0);
         assert_eq!(subtask_h(2, 14.0, 46.0, true), 46.0);
-        // Two chips at the same anchor (the p=32 job's two edges at far zoom) and one
-        // apart: none overlaps another afterwards.
-        let chips = [
-            (100.0, 50.0, 120.0, 30.0),
-            (130.0, 55.0, 120.0, 30.0),
-            (400.0, 50.0, 120.0, 30.0),
-        ];
-        let at = place_chips(&chips);
-        for i in 0..chips.len() {
-            for j in 0..i {
-                let (a, b) = (at[i], at[j]);
-                let overlap = a.0 < b.0 + chips[j].2
-                    && b.0 < a.0 + chips[i].2
-                    && a.1 < b.1 + chips[j].3
-                    && b.1 < a.1 + chips[i].3;
-                assert!(!overlap, "chips {i} and {j} overlap: {at:?}");
-            }
-        }
-        assert_eq!(at[0], (40.0, 35.0));
-        assert_eq!(at[2], (340.0, 35.0), "a chip with room stays at its anchor");
     }
 }

@@ -1,0 +1,139 @@
+// End to end: production-sized jobs in the job view (issue 17 item 6, issue 19 item 4).
+//  - a hash job at parallelism 128 × 3 operators (384 subtasks, 32,768 channels) opens
+//    fitted as one block per operator column (its OK / LOW / HIGH counts adding up to
+//    the subtasks), not one SVG node per subtask — the job view holds fewer than 1,000
+//    elements (it held 4,377) — with a note saying so, and no lane chip covering a block;
+//  - clicking a block zooms to it and the view draws the subtasks in the window around
+//    the screen only (at most 160), their lane chips covering no subtask box;
+//  - at parallelism 1,024 × 3 (3,072 subtasks, pointwise edges) the same, and the page
+//    keeps playing (it held 34,081 job-view elements);
+//  - past a limit the user reads the limit: a hash job at 1,024 × 3 (2 M channels) is
+//    refused with the channel limit named, the page still answering.
+// Screenshots: scale-p128-far-1440.png, scale-p128-near-1440.png, scale-p1024-far-1440.png.
+// Waits only on the page's own state. No console errors.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BASE_URL, SCREENSHOTS, encodeLink, sharedBrowser, watchProblems, waitStill } from './browser.mjs';
+
+const browser = sharedBrowser();
+const job = (name) => JSON.parse(readFileSync(new URL(`../bench/jobs/${name}.json`, import.meta.url), 'utf8'));
+
+async function openDoc(page, doc) {
+  await page.goto('about:blank');
+  await page.goto(`${BASE_URL}${encodeLink(doc, { level: 9 })}`, { waitUntil: 'load' });
+  await page.getByTestId('app').waitFor({ timeout: 60_000 });
+}
+
+async function lanes(page) {
+  await page.waitForFunction(() => document.querySelector('[data-testid="job-lanes"]')?.dataset.nodes, null, { timeout: 60_000 });
+  return page.getByTestId('job-lanes').evaluate((c) => ({ ...c.dataset }));
+}
+
+async function rects(page, selector) {
+  return page.evaluate((sel) => [...document.querySelectorAll(`[data-testid="job-stage"] ${sel}`)]
+    .map((el) => el.getBoundingClientRect())
+    .filter((r) => r.width > 0 && r.height > 0)
+    .map((r) => ({ x: r.x, y: r.y, w: r.width, h: r.height })), selector);
+}
+
+function crossings(a, b, slack = 0.5) {
+  const out = [];
+  for (let i = 0; i < a.length; i++) {
+    for (let j = 0; j < b.length; j++) {
+      const dx = Math.min(a[i].x + a[i].w, b[j].x + b[j].w) - Math.max(a[i].x, b[j].x);
+      const dy = Math.min(a[i].y + a[i].h, b[j].y + b[j].h) - Math.max(a[i].y, b[j].y);
+      if (dx > slack && dy > slack) out.push([i, j]);
+    }
+  }
+  return out;
+}
+
+const jobNodes = (page) => page.evaluate(() => document.querySelectorAll('[data-testid="job-graph"] *').length);
+
+async function blocksAtFit(page, subtasks, label) {
+  const d = await lanes(page);
+  assert.equal(d.nodes, 'blocks', `${label} opens as blocks: ${JSON.stringify(d)}`);
+  assert.equal(d.fit, 'true');
+  const blocks = page.locator('[data-testid^="block-"]');
+  const n = await blocks.count();
+  assert.ok(n >= 3, `a block per operator column (and group of TaskManagers): ${n}`);
+  const counts = await blocks.evaluateAll((els) => els.map((e) => ({
+    subtasks: Number(e.dataset.subtasks), ok: Number(e.dataset.ok), low: Number(e.dataset.low), high: Number(e.dataset.high),
+  })));
+  assert.equal(counts.reduce((s, c) => s + c.subtasks, 0), subtasks, 'the blocks hold every subtask once');
+  for (const c of counts) assert.ok(c.ok + c.low + c.high <= c.subtasks, JSON.stringify(c));
+  assert.equal(await page.locator('[data-testid="job-stage"] .subtask').count(), 0, 'no subtask nodes at fit');
+  const nodes = await jobNodes(page);
+  console.log(`${label} at fit: ${nodes} elements in the job view, ${n} blocks, ${JSON.stringify(d.detail)}`);
+  assert.ok(nodes < 1000, `${label}: bounded DOM at fit: ${nodes}`);
+  assert.match(await page.getByTestId('lane-detail').textContent(), new RegExp(`${subtasks} subtasks: one block per operator column`));
+  const chips = await rects(page, '.ribbon-label');
+  assert.deepEqual(crossings(chips, await rects(page, '.block-box')), [], `${label}: chips cover blocks`);
+  assert.match(await blocks.first().getAttribute('aria-label'), /\d+ subtasks — \d+ OK, \d+ LOW, \d+ HIGH/);
+  return nodes;
+}
+
+test('a hash job at parallelism 128: blocks at fit, the subtasks on the screen when zoomed in', { timeout: 240_000 }, async () => {
+  const page = await browser().context.newPage();
+  const problems = watchProblems(page);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await openDoc(page, { ...job('hash128'), duration: '20s' });
+  const far = await blocksAtFit(page, 384, 'p=128 hash');
+  await page.screenshot({ path: join(SCREENSHOTS, 'scale-p128-far-1440.png') });
+  // A click on a block zooms to it: the subtasks of the window around the screen.
+  await page.locator('[data-testid="block-agg"]').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="job-lanes"]').dataset.nodes === 'window');
+  const drawn = await page.locator('[data-testid="job-stage"] .subtask').count();
+  assert.ok(drawn > 0 && drawn <= 160, `the window's subtasks only: ${drawn}`);
+  assert.ok((await page.locator('[data-testid^="subtask-agg-"]').count()) > 0, 'the clicked operator\'s subtasks');
+  const near = await jobNodes(page);
+  console.log(`p=128 hash zoomed in: ${near} elements in the job view, ${drawn} subtask nodes (fit: ${far})`);
+  // Two steps closer: the lanes' figures show and cover no subtask box.
+  await page.getByTestId('job-stage').focus();
+  await page.keyboard.press('+');
+  await page.keyboard.press('+');
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid="job-lanes"]').dataset.scale) > 1.1);
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="job-stage"] .ribbon-label').length > 0);
+  const chips = await rects(page, '.ribbon-label');
+  assert.deepEqual(crossings(chips, await rects(page, '.subtask-box')), [], 'chips cover subtask boxes');
+  await page.screenshot({ path: join(SCREENSHOTS, 'scale-p128-near-1440.png') });
+  // Fit again: blocks again.
+  await page.keyboard.press('0');
+  await page.waitForFunction(() => document.querySelector('[data-testid="job-lanes"]').dataset.nodes === 'blocks');
+  // The page plays it.
+  await page.getByTestId('pause-at').fill('1s');
+  await page.getByTestId('pause-at').press('Enter');
+  await page.getByTestId('play').click();
+  await waitStill(page, 1_000_000, 180_000);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('parallelism 1,024: blocks, and past the channel limit a message naming it', { timeout: 300_000 }, async () => {
+  const page = await browser().context.newPage();
+  const problems = watchProblems(page);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await openDoc(page, { ...job('rescale1024'), duration: '10s' });
+  await blocksAtFit(page, 3072, 'p=1024 pointwise');
+  await page.screenshot({ path: join(SCREENSHOTS, 'scale-p1024-far-1440.png') });
+  await page.locator('[data-testid="block-map"]').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="job-lanes"]').dataset.nodes === 'window');
+  const drawn = await page.locator('[data-testid="job-stage"] .subtask').count();
+  assert.ok(drawn > 0 && drawn <= 160, `the window's subtasks only: ${drawn}`);
+  await page.getByTestId('pause-at').fill('500ms');
+  await page.getByTestId('pause-at').press('Enter');
+  await page.getByTestId('play').click();
+  await waitStill(page, 500_000, 240_000);
+  // A hash exchange at 1,024 × 1,024 is past the channel limit: refused, the limit named.
+  const hash = job('hash128');
+  for (const op of hash.operators) op.parallelism = 1024;
+  await openDoc(page, hash);
+  const banner = page.getByTestId('error-banner');
+  await banner.waitFor({ timeout: 60_000 });
+  assert.match(await banner.textContent(), /2097152 channels, past the limit of 65536/);
+  assert.ok(await page.getByTestId('play').isEnabled(), 'the page still answers');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
