@@ -408,7 +408,7 @@ pub fn from_spec(spec: &JobSpec) -> Document {
     }
 }
 
-fn operator_doc(o: &OperatorSpec) -> OperatorDoc {
+pub(crate) fn operator_doc(o: &OperatorSpec) -> OperatorDoc {
     let kind = match o.kind {
         OperatorKind::Source(_) => Kind::Source,
         OperatorKind::Map => Kind::Map,
