@@ -84,8 +84,9 @@ pub struct Resubmit {
     pub add_operators: Vec<OperatorSpec>,
     /// Edges the new program adds: the added operators' and the bypasses of removed ones.
     pub add_edges: Vec<EdgeSpec>,
-    /// `flink run --allowNonRestoredState` (`execution.state-recovery.ignore-unclaimed-state`):
-    /// skip the snapshot's state of operators the new program lacks.
+    /// `flink run --allowNonRestoredState`: skip the snapshot's state of operators the new
+    /// program lacks (also on when the new job's config sets
+    /// `execution.state-recovery.ignore-unclaimed-state`).
     pub allow_non_restored_state: bool,
 }
 
@@ -273,15 +274,9 @@ impl Engine {
         let par: Vec<u32> = ops.iter().map(|o| o.parallelism).collect();
         let max: Vec<u32> = ops.iter().map(|o| o.max_parallelism).collect();
         let ends: Vec<(usize, usize)> = edges.iter().map(|e| (e.from_op, e.to_op)).collect();
-        let mapped = match map_to_new_job(
-            &cp,
-            &ids,
-            &par,
-            &max,
-            &ends,
-            r.allow_non_restored_state,
-            &pointer,
-        ) {
+        // `--allowNonRestoredState`, or the submitted job's configuration.
+        let allow = r.allow_non_restored_state || new_job.config.ignore_unclaimed_state;
+        let mapped = match map_to_new_job(&cp, &ids, &par, &max, &ends, allow, &pointer) {
             Ok(m) => m,
             Err(msg) => return self.resubmission_failed(report, msg),
         };

@@ -577,6 +577,7 @@ pub fn config_value(key: &str, c: &EngineConfig) -> Option<ConfigValue> {
         }
         "execution.checkpointing.num-retained" => count(c.num_retained),
         "execution.state-recovery.claim-mode" => Some(Text(c.claim_mode.name().into())),
+        "execution.state-recovery.ignore-unclaimed-state" => Some(Bool(c.ignore_unclaimed_state)),
         "pipeline.max-parallelism" => Some(Number(c.max_parallelism.map_or(-1, i64::from).into())),
         "playground.network.local-channels" => Some(Bool(c.local_channels)),
         "playground.channel-state.writers-per-taskmanager" => {

@@ -746,6 +746,25 @@ pub fn event_sentence(event: &EventDoc) -> String {
                     .map(|c| format!("{} → {} {}", c.from, c.to, c.partitioner.name())),
             );
             changes.extend(r.config.iter().map(|(k, v)| format!("{k} = {v}")));
+            changes.extend(r.remove_operators.iter().map(|o| format!("{o} removed")));
+            changes.extend(
+                r.remove_edges
+                    .iter()
+                    .map(|e| format!("{} → {} removed", e.from, e.to)),
+            );
+            changes.extend(
+                r.add_operators
+                    .iter()
+                    .map(|o| format!("{} ({}) added", o.id, o.kind.name())),
+            );
+            changes.extend(
+                r.add_edges
+                    .iter()
+                    .map(|e| format!("{} → {} {} added", e.from, e.to, e.partitioner.name())),
+            );
+            if r.allow_non_restored_state {
+                changes.push("--allowNonRestoredState".into());
+            }
             let with = if changes.is_empty() {
                 String::new()
             } else {
