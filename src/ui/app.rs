@@ -1230,17 +1230,23 @@ impl App {
     /// The Resubmit dialog on the running job (its operators, edges and history).
     fn resubmit_dialog(&self, from: &Snapshot) -> Html {
         let engine = self.sim.engine.borrow();
+        // The job that runs now (earlier resubmissions may have changed it).
         let operators: Vec<OperatorChoice> = engine
-            .spec
+            .job()
             .operators
             .iter()
             .map(|o| OperatorChoice {
                 id: o.id.clone(),
                 parallelism: o.parallelism,
+                removable: !matches!(
+                    o.kind,
+                    crate::engine::spec::OperatorKind::Source(_)
+                        | crate::engine::spec::OperatorKind::Sink { .. }
+                ),
             })
             .collect();
         let edges: Vec<EdgeChoice> = engine
-            .spec
+            .job()
             .edges
             .iter()
             .map(|e| EdgeChoice {
