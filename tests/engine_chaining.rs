@@ -289,6 +289,11 @@ fn a_topology_change_at_resubmission_splits_the_chain() {
                 partitioner: Partitioner::Rebalance,
             }],
             config: BTreeMap::new(),
+            remove_operators: Vec::new(),
+            remove_edges: Vec::new(),
+            add_operators: Vec::new(),
+            add_edges: Vec::new(),
+            allow_non_restored_state: false,
         })),
     });
     let e = run(spec);

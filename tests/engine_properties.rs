@@ -71,24 +71,37 @@ fn run_checked(spec: JobSpec, check_every_step: bool) -> Result<Run, String> {
 /// hash edges, so each key is on one subtask, which a rescale may change). Only
 /// aggregates with no aggregate upstream are compared: an upstream aggregate emits running
 /// sums, whose values depend on the order records arrived in, which a failure may change.
-fn keyed_states(e: &Engine) -> Vec<std::collections::BTreeMap<u64, i64>> {
+fn keyed_states(
+    e: &Engine,
+) -> std::collections::BTreeMap<String, std::collections::BTreeMap<u64, i64>> {
+    // By operator id: a resubmission may have added or removed (stateless) operators.
     let n = e.operators.len();
     let mut after_aggregate = vec![false; n];
-    let order = e.spec.topological_order().unwrap();
+    let order = e.job().topological_order().unwrap();
     for &o in &order {
         for edge in e.edges.iter().filter(|x| x.to_op == o) {
             let from_agg = matches!(e.operators[edge.from_op].kind, OperatorKind::KeyedAggregate);
             after_aggregate[o] |= from_agg || after_aggregate[edge.from_op];
         }
     }
-    let mut per_op = vec![std::collections::BTreeMap::new(); n];
+    let mut per_op = std::collections::BTreeMap::new();
+    for (o, op) in e.operators.iter().enumerate() {
+        if matches!(op.kind, OperatorKind::KeyedAggregate) && !after_aggregate[o] {
+            per_op.insert(op.id.clone(), std::collections::BTreeMap::new());
+        }
+    }
     for o in e.tasks.iter().flat_map(|t| &t.chain.ops) {
         if after_aggregate[o.operator] {
             continue;
         }
         if let OpState::Keyed(m) = &o.state {
+            let id = &e.operators[o.operator].id;
             for (k, v) in m {
-                *per_op[o.operator].entry(*k).or_insert(0) += v;
+                *per_op
+                    .entry(id.clone())
+                    .or_insert_with(std::collections::BTreeMap::new)
+                    .entry(*k)
+                    .or_insert(0) += v;
             }
         }
     }
@@ -375,12 +388,12 @@ fn check(mode_name: &str, failing: &JobSpec, twice: bool) -> Result<Outcome, Str
     }
     let (after, before) = (keyed_states(&run), keyed_states(&base));
     if mode_name != "at-least-once" && after != before {
+        let empty = std::collections::BTreeMap::new();
         let diff: Vec<String> = after
             .iter()
-            .zip(&before)
-            .enumerate()
-            .filter(|(_, (x, y))| x != y)
-            .map(|(o, (x, y))| {
+            .map(|(id, x)| (id, x, before.get(id).unwrap_or(&empty)))
+            .filter(|(_, x, y)| x != y)
+            .map(|(id, x, y)| {
                 let keys: Vec<String> = x
                     .keys()
                     .chain(y.keys())
@@ -388,7 +401,7 @@ fn check(mode_name: &str, failing: &JobSpec, twice: bool) -> Result<Outcome, Str
                     .take(4)
                     .map(|k| format!("key {k}: {:?} vs {:?}", x.get(k), y.get(k)))
                     .collect();
-                format!("{}: {}", run.operators[o].id, keys.join(", "))
+                format!("{id}: {}", keys.join(", "))
             })
             .collect();
         return Err(format!(
@@ -682,7 +695,11 @@ fn random_dags_with_failures_keep_their_guarantees() {
 /// these two are drawn — and only as a user can: a stop that failed gives no savepoint (the
 /// resubmission then takes the latest checkpoint), and before the first completed
 /// checkpoint there is nothing to resubmit from (the resubmission waits for one). Each is
-/// decided by running the job up to that instant.
+/// decided by running the job up to that instant. A third of the resubmissions also add a
+/// side branch (a map and a new sink, [`add_side_branch`]); half of those from a savepoint
+/// also remove a map ([`remove_a_map`]) — sound because a savepoint is aligned, so the
+/// stateless map has no state in it, and a map only passes records on, so the keyed state
+/// stays the failure-free run's.
 fn resubmission_case(seed: u64) -> Result<(&'static str, JobSpec, u32), String> {
     use checkpoint_playground::engine::resubmission::Resubmit;
     use checkpoint_playground::engine::retained::RestoreFrom;
@@ -699,17 +716,24 @@ fn resubmission_case(seed: u64) -> Result<(&'static str, JobSpec, u32), String> 
         Engine::new(spec.clone()).map_err(|e| format!("{mode_name}: invalid spec: {e}"))?;
     base.run_to_end();
     let end = base.now;
-    let rescalable: Vec<usize> = (0..spec.operators.len())
-        .filter(|&o| {
-            let op = &spec.operators[o];
-            !matches!(op.kind, OperatorKind::Source(_))
-                && spec
-                    .edges
-                    .iter()
-                    .filter(|e| e.from == op.id || e.to == op.id)
-                    .all(|e| matches!(e.partitioner, Partitioner::Hash | Partitioner::Rebalance))
-        })
-        .collect();
+    let rescalable = |job: &JobSpec| -> Vec<usize> {
+        (0..job.operators.len())
+            .filter(|&o| {
+                let op = &job.operators[o];
+                !matches!(op.kind, OperatorKind::Source(_))
+                    && job
+                        .edges
+                        .iter()
+                        .filter(|e| e.from == op.id || e.to == op.id)
+                        .all(|e| {
+                            matches!(e.partitioner, Partitioner::Hash | Partitioner::Rebalance)
+                        })
+            })
+            .collect()
+    };
+    // The job as the resubmissions so far changed it (each draws its changes from it).
+    let mut current = spec.clone();
+    current.events.clear();
     let n = g.range(1, 3);
     let mut savepoints = 0;
     // Instants are drawn on the failure-free run's timeline, `t`, and shifted by the time
@@ -723,12 +747,22 @@ fn resubmission_case(seed: u64) -> Result<(&'static str, JobSpec, u32), String> 
             parallelism: Default::default(),
             partitioners: Vec::new(),
             config: Default::default(),
+            remove_operators: Vec::new(),
+            remove_edges: Vec::new(),
+            add_operators: Vec::new(),
+            add_edges: Vec::new(),
+            allow_non_restored_state: false,
         };
-        for &o in &rescalable {
+        for o in rescalable(&current) {
             if g.below(2) == 0 {
                 r.parallelism
-                    .insert(spec.operators[o].id.clone(), g.range(1, 5) as u32);
+                    .insert(current.operators[o].id.clone(), g.range(1, 5) as u32);
             }
+        }
+        let branch = g.below(3) == 0;
+        let removal = g.below(2) == 0;
+        if branch {
+            add_side_branch(&mut g, &current, &mut r, i);
         }
         if g.below(2) == 0 {
             // `flink stop` either prints the savepoint's path, which the user resubmits
@@ -748,6 +782,13 @@ fn resubmission_case(seed: u64) -> Result<(&'static str, JobSpec, u32), String> 
                 && e.coordinator.savepoints.len() > savepoints as usize
             {
                 r.from = RestoreFrom::LatestSavepoint;
+                // A savepoint is aligned: a removed stateless map holds no state in it.
+                if removal {
+                    remove_a_map(&current, &mut r);
+                }
+                current = r
+                    .changed_job(&current)
+                    .map_err(|e| format!("{mode_name}: {e}"))?;
                 savepoints += 1;
                 spec = stopped;
                 shift += 1_000_000;
@@ -770,12 +811,100 @@ fn resubmission_case(seed: u64) -> Result<(&'static str, JobSpec, u32), String> 
         }
         let at = at.max(e.now + 1);
         t = at - shift;
+        current = r
+            .changed_job(&current)
+            .map_err(|e| format!("{mode_name}: {e}"))?;
         spec.events.push(TimedAction {
             at,
             action: Action::Resubmit(Box::new(r)),
         });
     }
     Ok((mode_name, spec, savepoints))
+}
+
+/// Adds (if valid) a side branch to resubmission `r` of `job`: a map fed by a random operator that
+/// is not a sink, into a new two-phase-commit sink (stateless new operators start empty;
+/// the in-flight records entering the feeding operator now reach the new sink too).
+fn add_side_branch(
+    g: &mut Gen,
+    job: &JobSpec,
+    r: &mut checkpoint_playground::engine::resubmission::Resubmit,
+    i: u64,
+) {
+    use checkpoint_playground::engine::spec::{EdgeSpec, OperatorSpec, Partitioner};
+    let feeders: Vec<&OperatorSpec> = job
+        .operators
+        .iter()
+        .filter(|o| !matches!(o.kind, OperatorKind::Sink { .. }))
+        .collect();
+    let from = feeders[g.below(feeders.len() as u64) as usize].clone();
+    let p = g.range(1, 3) as u32;
+    let (m, sink) = (format!("side{i}"), format!("side{i}_out"));
+    let mut map = from.clone();
+    map.id = m.clone();
+    map.kind = OperatorKind::Map;
+    map.parallelism = p;
+    map.cost = 20;
+    map.chaining = Default::default();
+    let mut out = map.clone();
+    out.id = sink.clone();
+    out.kind = OperatorKind::Sink {
+        delivery: SinkDelivery::TwoPhaseCommit,
+    };
+    let mut tried = r.clone();
+    tried.add_operators.extend([map, out]);
+    tried.add_edges.extend([
+        EdgeSpec {
+            from: from.id.clone(),
+            to: m.clone(),
+            partitioner: Partitioner::Rebalance,
+        },
+        EdgeSpec {
+            from: m,
+            to: sink,
+            partitioner: Partitioner::Forward,
+        },
+    ]);
+    // Slots permitting (`taskmanager.numberOfTaskSlots`).
+    if tried.changed_job(job).is_ok() {
+        *r = tried;
+    }
+}
+
+/// Removes in `r` the first map of `job` with one input and one output, `x -> map -> y`,
+/// bypassed by `x -> y` with the map's output partitioner (rebalance for a pointwise one,
+/// whose parallelisms may not fit) — if that gives a valid job.
+fn remove_a_map(job: &JobSpec, r: &mut checkpoint_playground::engine::resubmission::Resubmit) {
+    use checkpoint_playground::engine::spec::{EdgeSpec, Partitioner};
+    for o in &job.operators {
+        if !matches!(o.kind, OperatorKind::Map) || r.add_edges.iter().any(|e| e.from == o.id) {
+            continue;
+        }
+        let ins: Vec<_> = job.edges.iter().filter(|e| e.to == o.id).collect();
+        let outs: Vec<_> = job.edges.iter().filter(|e| e.from == o.id).collect();
+        let ([x], [y]) = (ins.as_slice(), outs.as_slice()) else {
+            continue;
+        };
+        if job.edges.iter().any(|e| e.from == x.from && e.to == y.to) {
+            continue;
+        }
+        let partitioner = match y.partitioner {
+            Partitioner::Forward | Partitioner::Rescale => Partitioner::Rebalance,
+            p => p,
+        };
+        let mut tried = r.clone();
+        tried.remove_operators.push(o.id.clone());
+        tried.add_edges.push(EdgeSpec {
+            from: x.from.clone(),
+            to: y.to.clone(),
+            partitioner,
+        });
+        tried.parallelism.remove(&o.id);
+        if tried.changed_job(job).is_ok() {
+            *r = tried;
+            return;
+        }
+    }
 }
 
 /// Random resubmissions with random parallelism changes from retained checkpoints and
@@ -796,7 +925,7 @@ fn random_resubmissions_keep_their_guarantees() {
         base + cases
     );
     let (mut passed, mut skipped, mut failures, mut from_savepoints) = (0, 0, Vec::new(), 0);
-    let (mut resubmissions, mut without) = (0, 0);
+    let (mut resubmissions, mut without, mut branches, mut removals) = (0, 0, 0, 0);
     for seed in base..base + cases {
         let outcome = resubmission_case(seed).and_then(|(mode, spec, sp)| {
             from_savepoints += sp;
@@ -807,6 +936,13 @@ fn random_resubmissions_keep_their_guarantees() {
                 .count();
             resubmissions += n;
             without += usize::from(n == 0);
+
+            for e in &spec.events {
+                if let Action::Resubmit(r) = &e.action {
+                    branches += usize::from(!r.add_operators.is_empty());
+                    removals += usize::from(!r.remove_operators.is_empty());
+                }
+            }
             check_caught(mode, &spec, false)
         });
         match outcome {
@@ -822,7 +958,7 @@ fn random_resubmissions_keep_their_guarantees() {
         }
     }
     println!(
-        "{cases} resubmission cases: {passed} passed, {skipped} skipped, {} failed {failures:?}; {resubmissions} resubmissions, {from_savepoints} of them from a savepoint; {without} cases drew none",
+        "{cases} resubmission cases: {passed} passed, {skipped} skipped, {} failed {failures:?}; {resubmissions} resubmissions, {from_savepoints} of them from a savepoint, {branches} adding a side branch, {removals} removing a map; {without} cases drew none",
         failures.len()
     );
     assert!(

@@ -7,6 +7,7 @@
 
 use checkpoint_playground::engine::report::Report;
 use checkpoint_playground::engine::state_assignment::UNSUPPORTED_MESSAGE;
+use checkpoint_playground::engine::state_mapping::{non_restored_message, removed_edge_message};
 use checkpoint_playground::engine::{Engine, JobStatus};
 use checkpoint_playground::scenario;
 use serde_json::{json, Value};
@@ -376,4 +377,329 @@ fn changing_a_keyed_input_away_from_hash_is_refused_at_its_field() {
         partitioner: Partitioner::Broadcast,
     })
     .expect("not a keyed input");
+}
+
+// ---------------------------------------------------------------- operators added or removed
+
+/// A bounded job, so every sink's verdict is checked against the records it should hold:
+/// `operators` and `edges` after src (2 × 24000 records, backpressured by count's cost);
+/// unaligned checkpoints unless `aligned`.
+fn bounded(operators: Value, edges: Value, aligned: bool, events: Value) -> Value {
+    let mut ops = vec![
+        json!({"id": "src", "kind": "source", "parallelism": 2, "rate": 1000, "records": 24000, "record_size": 256, "keys": 64}),
+    ];
+    ops.extend(operators.as_array().expect("array").iter().cloned());
+    json!({
+        "version": 2, "name": "operators changed", "seed": 7, "duration": "90s",
+        "config": {
+            "execution.checkpointing.interval": "2s",
+            "execution.checkpointing.unaligned.enabled": !aligned,
+            "execution.checkpointing.externalized-checkpoint-retention": "RETAIN_ON_CANCELLATION",
+            "taskmanager.memory.segment-size": "4kb"
+        },
+        "operators": ops,
+        "edges": edges,
+        "events": events
+    })
+}
+
+/// src -(hash)-> count -(rebalance)-> out.
+fn counting(aligned: bool, events: Value) -> Value {
+    bounded(
+        json!([
+            {"id": "count", "kind": "keyed_aggregate", "parallelism": 2, "cost": "1200us"},
+            {"id": "out", "kind": "sink", "parallelism": 2, "cost": "100us"}
+        ]),
+        json!([
+            {"from": "src", "to": "count", "partitioner": "hash"},
+            {"from": "count", "to": "out", "partitioner": "rebalance"}
+        ]),
+        aligned,
+        events,
+    )
+}
+
+fn without_count(allow: bool) -> Value {
+    json!([{"at": "20s", "resubmit": {
+        "from": "latest",
+        "remove_operators": ["count"],
+        "add_edges": [{"from": "src", "to": "out", "partitioner": "rebalance"}],
+        "allow_non_restored_state": allow
+    }}])
+}
+
+/// Every sink holds exactly the lineages the new topology should have produced: not one
+/// missing, none beyond (`lost` alone would not see records no lineage expects).
+fn holds_exactly_the_expected(e: &Engine) {
+    for s in e.sink_operators() {
+        let v = e.sink_verdict(s);
+        assert_eq!(
+            Some(v.committed_records),
+            v.expected,
+            "{}: {v:?}",
+            e.operators[s].id
+        );
+    }
+}
+
+fn pointer(r: &Report) -> String {
+    let s = &r.resubmissions[0];
+    let id = s.restored_checkpoint.expect("a snapshot was found");
+    checkpoint_playground::engine::coordinator::external_path(7, id, s.savepoint)
+}
+
+#[test]
+fn a_removed_stateful_operator_fails_the_new_job_without_allow_non_restored_state() {
+    let (e, r) = run(&counting(false, without_count(false)));
+    assert_eq!(e.status, JobStatus::Failed);
+    let err = r.resubmissions[0].restore_error.clone().expect("failed");
+    assert_eq!(err, non_restored_message(&pointer(&r), "count"));
+    assert!(err.starts_with("Failed to rollback to checkpoint/savepoint file:/flink/checkpoints/"));
+    assert!(err.ends_with("Cannot map checkpoint/savepoint state for operator count to the new program, because the operator is not available in the new program. If you want to allow to skip this, you can set the --allowNonRestoredState option on the CLI."), "{err}");
+    // The old job stays what runs (the new one never started).
+    assert!(e.job().operator_index("count").is_some());
+}
+
+#[test]
+fn with_allow_non_restored_state_the_state_is_skipped_and_its_inflight_records_lost() {
+    let (e, r) = run(&counting(false, without_count(true)));
+    let s = &r.resubmissions[0];
+    assert_eq!(s.restore_error, None);
+    assert_eq!(s.skipped_operators, vec!["count".to_string()]);
+    assert!(
+        s.skipped_inflight_records > 100,
+        "an unaligned checkpoint under backpressure holds count's input: {s:?}"
+    );
+    // Each dropped record was one sink record (count -> out yields one).
+    assert_eq!(s.lost_records, s.skipped_inflight_records);
+    assert_eq!(e.status, JobStatus::Finished, "{:?}", r.failures);
+    assert!(e.job().operator_index("count").is_none());
+    assert_eq!(e.operators.len(), 2);
+    let sink = &r.sinks[0];
+    assert_eq!(sink.operator, "out");
+    assert_eq!(sink.duplicates, 0, "{sink:?}");
+    assert_eq!(sink.lost, s.lost_records, "{sink:?}");
+    assert_eq!(sink.unattributed_lost, 0, "{sink:?}");
+    assert!(!sink.exactly_once);
+    let broken = e.broken_guarantees();
+    assert_eq!(broken.len(), 1, "only the loss, and it adds up: {broken:?}");
+    let v = e.sink_verdict(e.sink_operators()[0]);
+    assert_eq!(
+        v.expected,
+        Some(v.committed_records + s.lost_records),
+        "{v:?}"
+    );
+}
+
+/// src -(rebalance)-> m -(hash)-> count -(rebalance)-> out.
+fn with_map(aligned: bool, events: Value) -> Value {
+    bounded(
+        json!([
+            {"id": "m", "kind": "map", "parallelism": 2, "cost": "50us"},
+            {"id": "count", "kind": "keyed_aggregate", "parallelism": 2, "cost": "1200us"},
+            {"id": "out", "kind": "sink", "parallelism": 2, "cost": "100us"}
+        ]),
+        json!([
+            {"from": "src", "to": "m", "partitioner": "rebalance"},
+            {"from": "m", "to": "count", "partitioner": "hash"},
+            {"from": "count", "to": "out", "partitioner": "rebalance"}
+        ]),
+        aligned,
+        events,
+    )
+}
+
+fn without_m() -> Value {
+    json!([{"at": "20s", "resubmit": {
+        "from": "latest",
+        "remove_operators": ["m"],
+        "add_edges": [{"from": "src", "to": "count", "partitioner": "hash"}]
+    }}])
+}
+
+#[test]
+fn a_removed_stateless_operator_has_no_state_in_an_aligned_checkpoint() {
+    // "Skipping empty savepoint state for operator m": no flag needed.
+    let (e, r) = run(&with_map(true, without_m()));
+    let s = &r.resubmissions[0];
+    assert_eq!(s.restore_error, None);
+    assert!(s.skipped_operators.is_empty());
+    assert_eq!(e.status, JobStatus::Finished, "{:?}", r.failures);
+    for sink in &r.sinks {
+        assert!(sink.exactly_once, "{sink:?}");
+    }
+    assert!(e.broken_guarantees().is_empty());
+    holds_exactly_the_expected(&e);
+}
+
+#[test]
+fn a_removed_stateless_operator_holding_inflight_data_fails_the_new_job() {
+    // Its input channels' buffers are its state in an unaligned checkpoint.
+    let (e, r) = run(&with_map(false, without_m()));
+    assert_eq!(e.status, JobStatus::Failed);
+    let err = r.resubmissions[0].restore_error.clone().expect("failed");
+    assert_eq!(err, non_restored_message(&pointer(&r), "m"));
+}
+
+#[test]
+fn an_added_sink_and_flat_map_are_exactly_once_from_an_unaligned_checkpoint() {
+    // A second branch: count -> explode (fan-out 3) -> audit. In-flight records entering
+    // count now reach both sinks; those already past count only `out`.
+    let events = json!([{"at": "20s", "resubmit": {
+        "from": "latest",
+        "add_operators": [
+            {"id": "explode", "kind": "flat_map", "parallelism": 3, "fan_out": 3, "cost": "20us"},
+            {"id": "audit", "kind": "sink", "parallelism": 3, "cost": "20us"}
+        ],
+        "add_edges": [
+            {"from": "count", "to": "explode", "partitioner": "rebalance"},
+            {"from": "explode", "to": "audit", "partitioner": "forward"}
+        ]
+    }}]);
+    let (e, r) = run(&counting(false, events));
+    let s = &r.resubmissions[0];
+    assert_eq!(s.restore_error, None);
+    assert!(s.recovered_inflight_records > 100, "{s:?}");
+    assert_eq!(e.status, JobStatus::Finished, "{:?}", r.failures);
+    assert_eq!(r.sinks.len(), 2);
+    for sink in &r.sinks {
+        assert!(sink.exactly_once, "{sink:?}");
+        assert_eq!(sink.duplicates, 0);
+    }
+    let audit = r
+        .sinks
+        .iter()
+        .find(|k| k.operator == "audit")
+        .expect("audit");
+    let out = r.sinks.iter().find(|k| k.operator == "out").expect("out");
+    assert!(audit.committed_records > 0);
+    assert!(
+        audit.committed_records < 3 * out.committed_records,
+        "audit sees only what count emits after the restore: {audit:?} {out:?}"
+    );
+    assert!(e.broken_guarantees().is_empty());
+    holds_exactly_the_expected(&e);
+}
+
+#[test]
+fn a_removed_flat_map_and_an_inserted_map_are_exactly_once_from_a_savepoint() {
+    // src -> explode (fan-out 2) -> out; the new program drops explode and puts a map
+    // between src and out.
+    let events = json!([
+        {"at": "10s", "stop_with_savepoint": {}},
+        {"at": "12s", "resubmit": {
+            "from": "savepoint",
+            "remove_operators": ["explode"],
+            "add_operators": [{"id": "m", "kind": "map", "parallelism": 3, "cost": "20us"}],
+            "add_edges": [
+                {"from": "src", "to": "m", "partitioner": "rebalance"},
+                {"from": "m", "to": "out", "partitioner": "rebalance"}
+            ]
+        }}
+    ]);
+    let d = bounded(
+        json!([
+            {"id": "explode", "kind": "flat_map", "parallelism": 2, "fan_out": 2, "cost": "300us"},
+            {"id": "out", "kind": "sink", "parallelism": 2, "cost": "100us"}
+        ]),
+        json!([
+            {"from": "src", "to": "explode", "partitioner": "forward"},
+            {"from": "explode", "to": "out", "partitioner": "rebalance"}
+        ]),
+        false,
+        events,
+    );
+    let (e, r) = run(&d);
+    let s = &r.resubmissions[0];
+    assert_eq!(s.restore_error, None, "{s:?}");
+    assert!(s.savepoint);
+    assert_eq!(e.status, JobStatus::Finished, "{:?}", r.failures);
+    let out = &r.sinks[0];
+    assert!(out.exactly_once, "{out:?}");
+    // Fewer than two per source record: the later ones yield one each.
+    assert!(
+        out.committed_records < 2 * 48_000 && out.committed_records > 48_000,
+        "{out:?}"
+    );
+    assert!(e.broken_guarantees().is_empty());
+    holds_exactly_the_expected(&e);
+}
+
+#[test]
+fn inflight_data_on_a_removed_edge_between_kept_operators_is_refused() {
+    // A map inserted between count and out, from an unaligned checkpoint with data on
+    // count -> out.
+    let events = json!([{"at": "20s", "resubmit": {
+        "from": "latest",
+        "remove_edges": [{"from": "count", "to": "out"}],
+        "add_operators": [{"id": "m", "kind": "map", "parallelism": 2}],
+        "add_edges": [
+            {"from": "count", "to": "m", "partitioner": "rebalance"},
+            {"from": "m", "to": "out", "partitioner": "forward"}
+        ]
+    }}]);
+    let (e, r) = run(&counting(false, events));
+    assert_eq!(e.status, JobStatus::Failed);
+    let err = r.resubmissions[0].restore_error.clone().expect("failed");
+    assert_eq!(err, removed_edge_message("count", "out"));
+}
+
+#[test]
+fn a_bad_operator_change_names_its_field() {
+    for (body, field) in [
+        (
+            json!({"from": "latest", "remove_operators": ["src"]}),
+            "remove_operators[0]",
+        ),
+        (
+            json!({"from": "latest", "remove_operators": ["out"]}),
+            "remove_operators[0]",
+        ),
+        (
+            json!({"from": "latest", "remove_operators": ["nope"]}),
+            "remove_operators[0]",
+        ),
+        (
+            json!({"from": "latest", "remove_edges": [{"from": "src", "to": "out"}]}),
+            "remove_edges[0]",
+        ),
+        (
+            json!({"from": "latest", "add_operators": [{"id": "count", "kind": "map"}]}),
+            "add_operators[0].id",
+        ),
+        (
+            json!({"from": "latest", "add_edges": [{"from": "count", "to": "x", "partitioner": "rebalance"}]}),
+            "add_edges[0]",
+        ),
+    ] {
+        let d = counting(false, json!([{"at": "20s", "resubmit": body}]));
+        let doc = scenario::parse_json(&d.to_string()).expect("document");
+        let err = scenario::to_spec(&doc).expect_err("refused");
+        assert!(
+            err.to_string()
+                .contains(&format!("events[0].resubmit.{field}")),
+            "{err}"
+        );
+    }
+    // A later resubmission may remove what an earlier one added.
+    let events = json!([
+        {"at": "10s", "resubmit": {"from": "latest",
+            "add_operators": [{"id": "audit", "kind": "sink", "parallelism": 2}],
+            "add_edges": [{"from": "count", "to": "audit", "partitioner": "forward"}]}},
+        {"at": "20s", "resubmit": {"from": "latest", "remove_edges": [{"from": "count", "to": "audit"}],
+            "add_edges": [{"from": "src", "to": "audit", "partitioner": "rebalance"}]}}
+    ]);
+    let doc = scenario::parse_json(&counting(true, events).to_string()).expect("document");
+    scenario::to_spec(&doc).expect("valid in time order");
+}
+
+#[test]
+fn an_operator_change_round_trips_through_the_document() {
+    let d = counting(false, without_count(true));
+    let doc = scenario::parse_json(&d.to_string()).expect("document");
+    let again = scenario::parse_json(&doc.to_json_pretty()).expect("written back");
+    assert_eq!(doc, again);
+    let text = doc.to_json_compact();
+    assert!(text.contains("\"remove_operators\":[\"count\"]"), "{text}");
+    assert!(text.contains("\"allow_non_restored_state\":true"), "{text}");
 }

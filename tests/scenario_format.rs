@@ -465,6 +465,7 @@ fn every_config_key_round_trips_with_a_non_default_value() {
         ),
         ("execution.checkpointing.num-retained", "3"),
         ("execution.state-recovery.claim-mode", "CLAIM"),
+        ("execution.state-recovery.ignore-unclaimed-state", "true"),
         ("pipeline.max-parallelism", "256"),
     ];
     for k in KEYS {

@@ -116,6 +116,7 @@ promises! {
     topology_change_savepoint_keeps_its_promises => "topology-change-savepoint",
     serializer_change_savepoint_keeps_its_promises => "serializer-change-savepoint",
     rescale_unaligned_keeps_its_promises => "rescale-unaligned",
+    operator_removed_keeps_its_promises => "operator-removed",
     recovery_checkpoints_keep_their_promises => "recovery-checkpoints",
     large_keeps_its_promises => "large",
     healthy_keeps_its_promises => "healthy",

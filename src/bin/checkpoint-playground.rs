@@ -79,7 +79,10 @@ RUN OPTIONS:
   --drain                with --stop-with-savepoint: `flink stop --drain`
   --resubmit AT:JSON     cancel the job at AT and resubmit it changed, restored from a
                          snapshot (repeatable; JSON as a scenario's resubmit event, e.g.
-                         '20s:{\"from\":\"latest\",\"parallelism\":{\"count\":3}}')
+                         '20s:{\"from\":\"latest\",\"parallelism\":{\"count\":3}}'; operators
+                         change with remove_operators, remove_edges, add_operators,
+                         add_edges, and allow_non_restored_state: true is
+                         --allowNonRestoredState)
   --sink-output FILE     write every committed sink record, one JSON object a line
   --require-exactly-once exit 3, with one line per sink on stderr, when a sink broke its
                          guarantee: an exactly-once sink (two-phase commit or
@@ -888,6 +891,38 @@ fn summary(r: &Report) -> String {
             ms(f.at_ms),
             f.replayed_records,
             f.lost_records
+        );
+    }
+    for x in &r.resubmissions {
+        let outcome = match &x.restore_error {
+            Some(err) => format!("the new job failed to start: {err}"),
+            None => {
+                let mut t = format!(
+                    "restored {} {}, {} in-flight records recovered ({} moved)",
+                    if x.savepoint {
+                        "savepoint"
+                    } else {
+                        "checkpoint"
+                    },
+                    x.restored_checkpoint.unwrap_or(0),
+                    x.recovered_inflight_records,
+                    x.moved_inflight_records
+                );
+                if !x.skipped_operators.is_empty() {
+                    t += &format!(
+                        "; state of {} skipped with {} in-flight records",
+                        x.skipped_operators.join(", "),
+                        x.skipped_inflight_records
+                    );
+                }
+                t
+            }
+        };
+        s += &format!(
+            "resubmission at {} from {}: {outcome}, lost {}\n",
+            ms(x.at_ms),
+            x.from,
+            x.lost_records
         );
     }
     for k in &r.sinks {

@@ -183,6 +183,9 @@ pub struct EngineConfig {
     pub num_retained: u32,
     /// `execution.state-recovery.claim-mode`.
     pub claim_mode: super::retained::ClaimMode,
+    /// `execution.state-recovery.ignore-unclaimed-state` (Flink's `allowNonRestoredState`
+    /// of a submitted job, see [`super::state_mapping`]).
+    pub ignore_unclaimed_state: bool,
     /// `pipeline.max-parallelism`; `None` (-1, Flink's default): derived per operator
     /// (`KeyGroupRangeAssignment.computeDefaultMaxParallelism`).
     pub max_parallelism: Option<u32>,
@@ -235,6 +238,8 @@ pub const KEYS: &[ConfigKey] = &[
         doc: "How many completed checkpoints the job keeps (the newest ones); a resubmission can restore any of them." },
     ConfigKey { key: "execution.state-recovery.claim-mode", aliases: &["execution.savepoint-restore-mode"], default: "NO_CLAIM",
         doc: "How a resubmitted job owns the snapshot it restores (RecoveryClaimMode): CLAIM (the new job owns it and discards it once subsumed) or NO_CLAIM (Flink's default: the snapshot stays the user's)." },
+    ConfigKey { key: "execution.state-recovery.ignore-unclaimed-state", aliases: &["execution.savepoint.ignore-unclaimed-state"], default: "false",
+        doc: "A resubmitted job skips the snapshot's state of operators it no longer has (SavepointRestoreSettings.allowNonRestoredState, the CLI's --allowNonRestoredState); false: such state fails the restore. In-flight records of skipped state are lost." },
     ConfigKey { key: "pipeline.max-parallelism", aliases: &[], default: "-1",
         doc: "Number of key groups of keyed state (an upper bound of the parallelism); -1: derived per operator (KeyGroupRangeAssignment.computeDefaultMaxParallelism: 1.5 x parallelism rounded up to a power of two, 128 to 32768). A restore needs the same value as the snapshot's unless it was derived." },
     ConfigKey { key: "taskmanager.memory.segment-size", aliases: &[], default: "32kb",
@@ -441,6 +446,7 @@ impl Default for EngineConfig {
             checkpoint_retention: super::retained::Retention::NoExternalizedCheckpoints,
             num_retained: 1,
             claim_mode: super::retained::ClaimMode::NoClaim,
+            ignore_unclaimed_state: false,
             max_parallelism: None,
         };
         for k in KEYS {
@@ -572,6 +578,9 @@ impl EngineConfig {
             "execution.checkpointing.num-retained" => self.num_retained = count(1, 100)?,
             "execution.state-recovery.claim-mode" => {
                 self.claim_mode = super::retained::ClaimMode::parse(v).map_err(|m| err(Msg::new("{0}", vec![text(m)])))?
+            }
+            "execution.state-recovery.ignore-unclaimed-state" => {
+                self.ignore_unclaimed_state = boolean()?
             }
             "pipeline.max-parallelism" => {
                 self.max_parallelism = match v.trim() {

@@ -39,9 +39,11 @@ use super::network::Barrier;
 use super::op_state::TaskState;
 use super::record::Record;
 use super::rng::Rng;
+use super::state_mapping::SnapshotTopology;
 use super::time::Micros;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
+use std::rc::Rc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum CheckpointStatus {
@@ -184,6 +186,9 @@ pub struct CompletedCheckpoint {
     pub serializer_version: u32,
     /// `Some` for a savepoint.
     pub savepoint: Option<SavepointKind>,
+    /// The job that took it: operator ids, edges, sink lineages
+    /// ([`super::state_mapping`]).
+    pub topology: Rc<SnapshotTopology>,
 }
 
 impl CompletedCheckpoint {
@@ -229,6 +234,7 @@ pub struct TriggerContext {
     pub parallelism: Vec<u32>,
     pub max_parallelism: Vec<u32>,
     pub serializer_version: u32,
+    pub topology: Rc<SnapshotTopology>,
 }
 
 /// A task's acknowledgement: its figures and its snapshot (Flink's `AcknowledgeCheckpoint`
@@ -792,6 +798,7 @@ impl Coordinator {
             max_parallelism: ctx.max_parallelism,
             serializer_version: ctx.serializer_version,
             savepoint,
+            topology: ctx.topology,
         };
         self.history.push(CheckpointStats {
             id,

@@ -93,6 +93,7 @@ impl Engine {
             parallelism: self.operators.iter().map(|o| o.parallelism).collect(),
             max_parallelism: self.operators.iter().map(|o| o.max_parallelism).collect(),
             serializer_version: self.serializer_version,
+            topology: self.topology.clone(),
         }
     }
 

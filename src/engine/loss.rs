@@ -71,16 +71,18 @@ impl Engine {
                 let OperatorKind::Source(_) = &op.kind else {
                     continue;
                 };
-                let per = self.paths[o][s];
-                if per == 0 {
+                let changed = !self.expected_output.segments.is_empty();
+                if !changed && self.paths[o][s] == 0 {
                     continue;
                 }
+                let tag = op.lineage_source;
                 for sub in 0..op.parallelism {
                     let Some(records) = self.source_end(o, sub) else {
                         continue;
                     };
                     for off in 0..records {
-                        let pos = (o as u16, sub as u16, off);
+                        let per = self.expected_lineages(o, sub, off, s);
+                        let pos = (tag, sub as u16, off);
                         let visible = seen.count_at(pos.0, pos.1, pos.2);
                         let known = self.known_lost[s].get(&pos).copied().unwrap_or(0);
                         let missing = per.saturating_sub(visible).saturating_sub(known);

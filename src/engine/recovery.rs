@@ -669,9 +669,10 @@ impl Engine {
             return;
         }
         let sub = self.tasks[t].index as u16;
+        let tag = self.operators[op].lineage_source;
         let mut lineages = 0;
         for off in from..from + lost {
-            lineages += self.book_known_loss(op, (op as u16, sub, off), 1);
+            lineages += self.book_known_loss(op, (tag, sub, off), 1);
         }
         if let Some(f) = self.failures.last_mut() {
             f.lost_records += lineages;

@@ -142,8 +142,14 @@ pub struct ResubmissionReport {
     /// Of those, the records that moved to another channel (rescaling).
     pub moved_inflight_records: u64,
     /// Sink records lost because the in-flight data was dropped
-    /// (`recover-without-channel-state.checkpoint-id`).
+    /// (`recover-without-channel-state.checkpoint-id`) or skipped with the state of a
+    /// removed operator (`allow_non_restored_state`).
     pub lost_records: u64,
+    /// Operators of the snapshot the new job lacks, whose state was skipped
+    /// (`allow_non_restored_state`; Flink's "Skipping savepoint state for operator …").
+    pub skipped_operators: Vec<String>,
+    /// In-flight records of the skipped state, dropped.
+    pub skipped_inflight_records: u64,
     /// Why the new job failed to start, in Flink's words (`None`: it started).
     pub restore_error: Option<String>,
 }

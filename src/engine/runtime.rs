@@ -86,6 +86,10 @@ pub struct OperatorRuntime {
     /// Key groups of its keyed state (`pipeline.max-parallelism` or derived from the
     /// parallelism; a restore may take over the snapshot's, see `state_assignment`).
     pub max_parallelism: u32,
+    /// A source's number in its records' lineage ([`super::record::Lineage::source`]):
+    /// its index in the scenario's job, kept when a resubmission renumbers the operators
+    /// (see [`super::topology_change`]).
+    pub lineage_source: u16,
 }
 
 /// A periodic sample for charts: cumulative counters at a virtual time.
@@ -162,6 +166,11 @@ pub struct Engine {
     pub external: Vec<Option<ExternalSink>>,
     /// `paths[op][sink]`: sink lineages per record entering `op`.
     pub paths: Vec<Vec<u64>>,
+    /// The running job's topology as its checkpoints record it ([`super::state_mapping`]).
+    pub topology: std::rc::Rc<super::state_mapping::SnapshotTopology>,
+    /// The expected sink lineages across resubmissions that changed what a source record
+    /// yields ([`super::expected_output`]).
+    pub expected_output: super::expected_output::ExpectedOutput,
     pub failures: Vec<FailureReport>,
     pub log: EventLog,
     pub samples: Vec<Sample>,
@@ -212,8 +221,10 @@ impl Engine {
         let operators = spec
             .operators
             .iter()
-            .map(|o| OperatorRuntime {
+            .enumerate()
+            .map(|(i, o)| OperatorRuntime {
                 id: o.id.clone(),
+                lineage_source: i as u16,
                 kind: o.kind.clone(),
                 parallelism: o.parallelism,
                 cost: o.cost,
@@ -271,6 +282,8 @@ impl Engine {
             lifecycle: Default::default(),
             external,
             paths: Vec::new(),
+            topology: Default::default(),
+            expected_output: Default::default(),
             failures: Vec::new(),
             lost_by_sink: vec![0; spec.operators.len()],
             known_lost: vec![BTreeMap::new(); spec.operators.len()],
@@ -321,6 +334,19 @@ impl Engine {
         }
         let mut tasks = self.fresh_tasks(&g);
         self.paths = graph::sink_paths(&self.job, &g.edges);
+        self.topology = std::rc::Rc::new(super::state_mapping::SnapshotTopology {
+            operator_ids: self.job.operators.iter().map(|o| o.id.clone()).collect(),
+            edges: self
+                .job
+                .edges
+                .iter()
+                .map(|e| {
+                    let at = |id: &str| self.job.operator_index(id).unwrap_or(0);
+                    (at(&e.from), at(&e.to))
+                })
+                .collect(),
+            paths: self.paths.clone(),
+        });
         self.edges = g.edges;
         self.channels = g.channels;
         self.partitions = g.partitions;
@@ -897,7 +923,7 @@ impl Engine {
                 partitioner,
             } => {
                 if let Some(i) = self
-                    .spec
+                    .job
                     .edges
                     .iter()
                     .position(|e| &e.from == from && &e.to == to)

@@ -285,19 +285,6 @@ impl Engine {
         }
     }
 
-    /// Lineages the sink should see when every bounded source was read completely.
-    pub fn expected_at_sink(&self, sink: usize) -> Option<u64> {
-        let mut total = 0;
-        for (o, op) in self.operators.iter().enumerate() {
-            if let OperatorKind::Source(_) = &op.kind {
-                for sub in 0..op.parallelism {
-                    total += self.source_end(o, sub)? * self.paths[o][sink];
-                }
-            }
-        }
-        Some(total)
-    }
-
     pub fn sink_verdict(&self, sink: usize) -> SinkVerdict {
         let ext = self.external[sink].as_ref().expect("a sink");
         let duplicates = ext.duplicates();
@@ -435,7 +422,15 @@ pub fn sink_output(engine: &Engine) -> Vec<SinkRecord> {
                     key: v.key,
                     value: v.value,
                     lineage: LineageOut {
-                        source: engine.operators[lineage.source as usize].id.clone(),
+                        source: engine
+                            .operators
+                            .iter()
+                            .find(|o| {
+                                matches!(o.kind, OperatorKind::Source(_))
+                                    && o.lineage_source == lineage.source
+                            })
+                            .map(|o| o.id.clone())
+                            .unwrap_or_default(),
                         source_subtask: lineage.subtask as u32,
                         offset: lineage.offset,
                         path: lineage.path.clone(),

@@ -351,6 +351,27 @@ pub fn keyed_input_problem(
 }
 
 impl JobSpec {
+    /// Each resubmit event's problem, by event index: the events in time order (ties in
+    /// list order), each resubmission applied to the job as the earlier ones changed it
+    /// (one may remove an operator an earlier one added).
+    fn resubmit_problems(&self) -> BTreeMap<usize, SpecError> {
+        let mut order: Vec<usize> = (0..self.events.len()).collect();
+        order.sort_by_key(|&i| self.events[i].at);
+        let mut job = std::borrow::Cow::Borrowed(self);
+        let mut out = BTreeMap::new();
+        for i in order {
+            if let Action::Resubmit(r) = &self.events[i].action {
+                match r.changed_job(&job) {
+                    Ok(next) => job = std::borrow::Cow::Owned(next),
+                    Err(e) => {
+                        out.insert(i, e);
+                    }
+                }
+            }
+        }
+        out
+    }
+
     pub fn operator_index(&self, id: &str) -> Option<usize> {
         self.operators.iter().position(|o| o.id == id)
     }
@@ -609,6 +630,7 @@ impl JobSpec {
         }
         let mut config_changes = self.config_change_problems(config_ok);
         let mut coded: BTreeMap<String, Msg> = BTreeMap::new();
+        let resubmit_problems = self.resubmit_problems();
         for (i, ev) in self.events.iter().enumerate() {
             let p = format!("events[{i}]");
             if ev.at > self.duration {
@@ -665,9 +687,9 @@ impl JobSpec {
                 Action::TriggerCheckpoint
                 | Action::Savepoint
                 | Action::StopWithSavepoint { .. } => {}
-                Action::Resubmit(r) => {
-                    if let Err(e) = r.changed_job(self) {
-                        fail(format!("{p}.resubmit.{}", e.path), e.message);
+                Action::Resubmit(_) => {
+                    if let Some(e) = resubmit_problems.get(&i) {
+                        fail(format!("{p}.resubmit.{}", e.path), e.message.clone());
                     }
                 }
                 Action::SetConfig { key, .. } => {

@@ -313,6 +313,7 @@ pub fn assign(
             max_parallelism: max_parallelism.clone(),
             serializer_version: cp.serializer_version,
             savepoint: cp.savepoint,
+            topology: cp.topology.clone(),
         },
         max_parallelism,
         commits,
@@ -362,6 +363,7 @@ mod tests {
             max_parallelism: vec![128, 128],
             serializer_version: 1,
             savepoint: None,
+            topology: Default::default(),
         }
     }
 

@@ -138,12 +138,13 @@ impl Engine {
         }
         let index = self.tasks[t].index as u16;
         let seed = self.spec.seed;
+        let tag = self.operators[op].lineage_source;
         let record = Record {
-            key: source_key(seed, op as u16, index, offset, src.keys, src.skew),
-            value: source_value(seed, op as u16, index, offset),
+            key: source_key(seed, tag, index, offset, src.keys, src.skew),
+            value: source_value(seed, tag, index, offset),
             size: src.record_size,
             lineage: Rc::new(Lineage {
-                source: op as u16,
+                source: tag,
                 subtask: index,
                 offset,
                 path: Vec::new(),

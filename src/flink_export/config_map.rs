@@ -73,6 +73,7 @@ fn mapping(key: &str) -> Option<Mapping> {
         | "execution.checkpointing.externalized-checkpoint-retention"
         | "execution.checkpointing.num-retained"
         | "execution.state-recovery.claim-mode"
+        | "execution.state-recovery.ignore-unclaimed-state"
         | "pipeline.max-parallelism" => Key(key_static(key)),
         // The slot layout is written below, from the physical plan.
         "taskmanager.numberOfTaskSlots" | "minicluster.number-of-taskmanagers" => Layout,

@@ -413,7 +413,7 @@ pub fn from_spec(spec: &JobSpec) -> Document {
     }
 }
 
-fn operator_doc(o: &OperatorSpec) -> OperatorDoc {
+pub(crate) fn operator_doc(o: &OperatorSpec) -> OperatorDoc {
     let kind = match o.kind {
         OperatorKind::Source(_) => Kind::Source,
         OperatorKind::Map => Kind::Map,
@@ -582,6 +582,7 @@ pub fn config_value(key: &str, c: &EngineConfig) -> Option<ConfigValue> {
         }
         "execution.checkpointing.num-retained" => count(c.num_retained),
         "execution.state-recovery.claim-mode" => Some(Text(c.claim_mode.name().into())),
+        "execution.state-recovery.ignore-unclaimed-state" => Some(Bool(c.ignore_unclaimed_state)),
         "pipeline.max-parallelism" => Some(Number(c.max_parallelism.map_or(-1, i64::from).into())),
         "playground.network.local-channels" => Some(Bool(c.local_channels)),
         "playground.channel-state.writers-per-taskmanager" => {

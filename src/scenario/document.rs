@@ -55,8 +55,10 @@
 //! `trigger_checkpoint` and `savepoint` take `{}` (or `true`), `stop_with_savepoint` takes
 //! `{"drain": bool}` (default false), `resubmit` takes `{"from": "latest" | "savepoint" |
 //! "checkpoint:N" | "savepoint:N", "parallelism": {op: n}, "partitioners": [{"from", "to",
-//! "partitioner"}], "config": {key: value}}` (every change optional; see
-//! `engine::resubmission`). A `null` value counts as omitted.
+//! "partitioner"}], "config": {key: value}, "remove_operators": [id], "remove_edges":
+//! [{"from", "to"}], "add_operators":
+//! [operator], "add_edges": [{"from", "to", "partitioner"}], "allow_non_restored_state":
+//! bool}` (every change optional, the flag false; see `engine::resubmission`). A `null` value counts as omitted.
 
 use super::error::ScenarioError;
 use super::guide::{read_guide, Guide};
@@ -287,7 +289,9 @@ pub enum ActionDoc {
         partitioner: Partitioner,
     },
     /// `{"from": "latest" | "savepoint" | "checkpoint:N" | "savepoint:N", "parallelism":
-    /// {op: n}, "partitioners": [{from, to, partitioner}], "config": {key: value}}`.
+    /// {op: n}, "partitioners": [{from, to, partitioner}], "config": {key: value},
+    /// "remove_operators": [id], "remove_edges": [{from, to}], "add_operators": [operator], "add_edges": [{from, to,
+    /// partitioner}], "allow_non_restored_state": bool}`.
     Resubmit(crate::engine::resubmission::Resubmit),
 }
 
@@ -377,6 +381,39 @@ fn resubmit_json(r: &crate::engine::resubmission::Resubmit) -> Value {
             .collect();
         m.insert("config".into(), Value::Object(c));
     }
+    if !r.remove_operators.is_empty() {
+        m.insert(
+            "remove_operators".into(),
+            Value::from(r.remove_operators.clone()),
+        );
+    }
+    if !r.remove_edges.is_empty() {
+        let list = r
+            .remove_edges
+            .iter()
+            .map(|e| serde_json::json!({"from": e.from, "to": e.to}))
+            .collect();
+        m.insert("remove_edges".into(), Value::Array(list));
+    }
+    if !r.add_operators.is_empty() {
+        let list = r
+            .add_operators
+            .iter()
+            .map(|o| serde_json::to_value(super::convert::operator_doc(o)).unwrap_or(Value::Null))
+            .collect();
+        m.insert("add_operators".into(), Value::Array(list));
+    }
+    if !r.add_edges.is_empty() {
+        let list = r
+            .add_edges
+            .iter()
+            .map(|e| serde_json::json!({"from": e.from, "to": e.to, "partitioner": e.partitioner.name()}))
+            .collect();
+        m.insert("add_edges".into(), Value::Array(list));
+    }
+    if r.allow_non_restored_state {
+        m.insert("allow_non_restored_state".into(), Value::Bool(true));
+    }
     Value::Object(m)
 }
 
@@ -393,7 +430,17 @@ pub fn resubmit_from_json(text: &str, path: &str) -> Res<crate::engine::resubmis
 fn read_resubmit(b: &Obj, path: &str) -> Res<crate::engine::resubmission::Resubmit> {
     use crate::engine::resubmission::{EdgeChange, Resubmit};
     use crate::engine::retained::RestoreFrom;
-    b.only(&["from", "parallelism", "partitioners", "config"])?;
+    b.only(&[
+        "from",
+        "parallelism",
+        "partitioners",
+        "config",
+        "remove_operators",
+        "remove_edges",
+        "add_operators",
+        "add_edges",
+        "allow_non_restored_state",
+    ])?;
     let from_text = b.required("from", Obj::string)?;
     let from = RestoreFrom::parse(&from_text)
         .map_err(|m| ScenarioError::new(format!("{path}.from"), m))?;
@@ -425,11 +472,51 @@ fn read_resubmit(b: &Obj, path: &str) -> Res<crate::engine::resubmission::Resubm
             }
         }
     }
+    let mut remove_operators = Vec::new();
+    for (i, v) in b.array("remove_operators")?.iter().enumerate() {
+        let id = v.as_str().ok_or_else(|| {
+            ScenarioError::new(
+                format!("{path}.remove_operators[{i}]"),
+                format!("expected an operator id, got {}", describe(v)),
+            )
+        })?;
+        remove_operators.push(id.to_string());
+    }
+    let mut remove_edges = Vec::new();
+    for (i, v) in b.array("remove_edges")?.iter().enumerate() {
+        let e = Obj::new(v, &format!("{path}.remove_edges[{i}]"))?;
+        e.only(&["from", "to"])?;
+        remove_edges.push(crate::engine::resubmission::EdgeRef {
+            from: e.required("from", Obj::string)?,
+            to: e.required("to", Obj::string)?,
+        });
+    }
+    let mut add_operators = Vec::new();
+    for (i, v) in b.array("add_operators")?.iter().enumerate() {
+        let at = format!("{path}.add_operators[{i}]");
+        let doc = read_operator(v, &at)?;
+        add_operators.push(super::convert::operator_spec(&doc, &at)?);
+    }
+    let mut add_edges = Vec::new();
+    for (i, v) in b.array("add_edges")?.iter().enumerate() {
+        let e = Obj::new(v, &format!("{path}.add_edges[{i}]"))?;
+        e.only(&["from", "to", "partitioner"])?;
+        add_edges.push(crate::engine::spec::EdgeSpec {
+            from: e.required("from", Obj::string)?,
+            to: e.required("to", Obj::string)?,
+            partitioner: e.required("partitioner", Obj::partitioner)?,
+        });
+    }
     Ok(Resubmit {
         from,
         parallelism,
         partitioners,
         config,
+        remove_operators,
+        remove_edges,
+        add_operators,
+        add_edges,
+        allow_non_restored_state: b.boolean("allow_non_restored_state")?.unwrap_or(false),
     })
 }
 

@@ -784,6 +784,29 @@ pub fn event_message(event: &EventDoc) -> Msg {
                     .map(|c| text(format!("{} → {} {}", c.from, c.to, c.partitioner.name()))),
             );
             changes.extend(r.config.iter().map(|(k, v)| text(format!("{k} = {v}"))));
+            changes.extend(
+                r.remove_operators
+                    .iter()
+                    .map(|o| Msg::new("{0} removed", vec![text(o)]).into()),
+            );
+            changes.extend(
+                r.remove_edges.iter().map(|e| {
+                    Msg::new("{0} → {1} removed", vec![text(&e.from), text(&e.to)]).into()
+                }),
+            );
+            changes.extend(r.add_operators.iter().map(|o| {
+                Msg::new("{0} ({1}) added", vec![text(&o.id), text(o.kind.name())]).into()
+            }));
+            changes.extend(r.add_edges.iter().map(|e| {
+                Msg::new(
+                    "{0} → {1} {2} added",
+                    vec![text(&e.from), text(&e.to), text(e.partitioner.name())],
+                )
+                .into()
+            }));
+            if r.allow_non_restored_state {
+                changes.push(text("--allowNonRestoredState"));
+            }
             if changes.is_empty() {
                 Msg::new(
                     "the job is cancelled and resubmitted from {0}",

@@ -24,6 +24,7 @@ pub const NAMES: &[&str] = &[
     "topology-change-savepoint",
     "serializer-change-savepoint",
     "rescale-unaligned",
+    "operator-removed",
     "recovery-checkpoints",
     "stop-with-savepoint",
     "stop-with-savepoint-backpressure",
@@ -55,6 +56,7 @@ pub fn preset_json(name: &str) -> Option<&'static str> {
             include_str!("../../presets/serializer-change-savepoint.json")
         }
         "rescale-unaligned" => include_str!("../../presets/rescale-unaligned.json"),
+        "operator-removed" => include_str!("../../presets/operator-removed.json"),
         "recovery-checkpoints" => include_str!("../../presets/recovery-checkpoints.json"),
         "stop-with-savepoint" => include_str!("../../presets/stop-with-savepoint.json"),
         "stop-with-savepoint-backpressure" => {

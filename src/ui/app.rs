@@ -1239,6 +1239,11 @@ impl App {
                 id: o.id.clone(),
                 parallelism: o.parallelism,
                 source: matches!(o.kind, crate::engine::spec::OperatorKind::Source(_)),
+                removable: !matches!(
+                    o.kind,
+                    crate::engine::spec::OperatorKind::Source(_)
+                        | crate::engine::spec::OperatorKind::Sink { .. }
+                ),
             })
             .collect();
         let edges: Vec<EdgeChoice> = job

@@ -211,8 +211,9 @@ impl Layout {
                 .map(|&o| (e.operators[o].id.clone(), e.operators[o].kind.name()))
                 .collect();
             let head = vertices[v][0];
+            // The running job's edges (a resubmission may have changed them).
             let inputs = e
-                .spec
+                .job
                 .edges
                 .iter()
                 .zip(&e.next_partitioners)

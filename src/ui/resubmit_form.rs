@@ -4,8 +4,12 @@
 //! to start from ([`Snapshot`]) and the changes, as typed (text, so a bad value stays on
 //! screen next to its field). [`ResubmitForm::build`] checks the numbers and returns the
 //! scenario event `{"at": …, "resubmit": {"from": …, "parallelism": {op: n},
-//! "partitioners": [{"from", "to", "partitioner"}], "config": {…}}}` — only what changes
-//! is written; or every field's problem in plain words ([`FieldError`]). The checks are
+//! "partitioners": [{"from", "to", "partitioner"}], "config": {…}, "remove_operators": […],
+//! "add_edges": […], "allow_non_restored_state": true}}` — only what changes is written;
+//! or every field's problem in plain words ([`FieldError`]). A removed operator is
+//! bypassed ([`bypass`]): each of its inputs is wired to each of its outputs with the
+//! output edge's partitioner (rebalance for a pointwise one, whose parallelisms may no
+//! longer match), so the new program keeps the records' way to the sinks. The checks are
 //! Flink's bounds: a parallelism in 1..=1024 (the playground's job limit), and
 //! `pipeline.max-parallelism` at least every operator's parallelism (Flink's
 //! `KeyGroupRangeAssignment.checkParallelismPreconditions`) and at most 32768
@@ -17,7 +21,7 @@
 //! reassignment on rescale is not modelled) and the partitioner of a keyed aggregate's
 //! input (keyed state needs `keyBy`, a hash edge). No browser types: tested natively.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{json, Map, Value};
 
@@ -113,6 +117,9 @@ pub struct OperatorChoice {
     pub id: String,
     pub parallelism: u32,
     pub source: bool,
+    /// Not a source or a sink: the new program may drop it (the engine neither adds nor
+    /// removes sources, nor removes sinks).
+    pub removable: bool,
 }
 
 /// An edge as the dialog offers it: its ends, the partitioner it runs with, and whether
@@ -131,6 +138,7 @@ pub enum Field {
     Parallelism(String),
     /// The partitioner of the edge `(from, to)`.
     Partitioner(String, String),
+    Removed(String),
     SerializerVersion,
     MaxParallelism,
 }
@@ -156,6 +164,10 @@ pub struct ResubmitForm {
     pub serializer_version: String,
     /// `pipeline.max-parallelism` as typed (empty: unchanged).
     pub max_parallelism: String,
+    /// Operators the new program drops (bypassed, see [`bypass`]).
+    pub removed: BTreeSet<String>,
+    /// `--allowNonRestoredState`: skip the state of the dropped operators.
+    pub allow_non_restored_state: bool,
 }
 
 impl ResubmitForm {
@@ -167,6 +179,8 @@ impl ResubmitForm {
             partitioners: BTreeMap::new(),
             serializer_version: String::new(),
             max_parallelism: String::new(),
+            removed: BTreeSet::new(),
+            allow_non_restored_state: false,
         }
     }
 
@@ -182,7 +196,21 @@ impl ResubmitForm {
         let mut parallelism = Map::new();
         // The parallelism each operator will run with (for the max-parallelism check).
         let mut highest = 0u32;
+        for op in operators.iter().filter(|o| self.removed.contains(&o.id)) {
+            if !op.removable {
+                errors.push(FieldError {
+                    field: Field::Removed(op.id.clone()),
+                    message: tf(
+                        "{0} is a source or a sink: the playground keeps those",
+                        &[&op.id],
+                    ),
+                });
+            }
+        }
         for op in operators {
+            if self.removed.contains(&op.id) {
+                continue;
+            }
             let text = self.parallelism.get(&op.id).map(|s| s.trim());
             let n = match text {
                 None | Some("") => op.parallelism,
@@ -214,6 +242,9 @@ impl ResubmitForm {
         }
         let mut partitioners = Vec::new();
         for e in edges {
+            if self.removed.contains(&e.from) || self.removed.contains(&e.to) {
+                continue;
+            }
             match self.partitioners.get(&(e.from.clone(), e.to.clone())) {
                 Some(p) if *p != e.partitioner && e.keyed => errors.push(FieldError {
                     field: Field::Partitioner(e.from.clone(), e.to.clone()),
@@ -271,8 +302,60 @@ impl ResubmitForm {
         if !config.is_empty() {
             body.insert("config".into(), Value::Object(config));
         }
+        if !self.removed.is_empty() {
+            let kept: Vec<&String> = operators
+                .iter()
+                .map(|o| &o.id)
+                .filter(|id| self.removed.contains(*id))
+                .collect();
+            body.insert("remove_operators".into(), json!(kept));
+            let added: Vec<Value> = bypass(edges, &self.removed)
+                .into_iter()
+                .map(|e| json!({"from": e.from, "to": e.to, "partitioner": e.partitioner}))
+                .collect();
+            if !added.is_empty() {
+                body.insert("add_edges".into(), Value::Array(added));
+            }
+        }
+        if self.allow_non_restored_state {
+            body.insert("allow_non_restored_state".into(), json!(true));
+        }
         Ok(json!({"at": moment::format(at), "resubmit": Value::Object(body)}))
     }
+}
+
+/// The edges a new program without `removed` adds so that records still flow: removing
+/// operator `b` wires each `x → b` to each `b → y` as `x → y` with the partitioner of
+/// `b → y` (rebalance instead of forward or rescale), one removed operator after the
+/// other (a chain of removed operators is bridged end to end); an edge the job has already
+/// is not added again.
+pub fn bypass(edges: &[EdgeChoice], removed: &BTreeSet<String>) -> Vec<EdgeChoice> {
+    let mut now: Vec<EdgeChoice> = edges.to_vec();
+    for b in removed {
+        let ins: Vec<EdgeChoice> = now.iter().filter(|e| &e.to == b).cloned().collect();
+        let outs: Vec<EdgeChoice> = now.iter().filter(|e| &e.from == b).cloned().collect();
+        now.retain(|e| &e.from != b && &e.to != b);
+        for x in &ins {
+            for y in &outs {
+                if now.iter().any(|e| e.from == x.from && e.to == y.to) {
+                    continue;
+                }
+                let partitioner = match y.partitioner.as_str() {
+                    "forward" | "rescale" => "rebalance".to_string(),
+                    p => p.to_string(),
+                };
+                now.push(EdgeChoice {
+                    from: x.from.clone(),
+                    to: y.to.clone(),
+                    partitioner,
+                    keyed: y.keyed,
+                });
+            }
+        }
+    }
+    now.into_iter()
+        .filter(|e| !edges.iter().any(|o| o.from == e.from && o.to == e.to))
+        .collect()
 }
 
 /// A whole number in `min..=max`, or why not.
@@ -321,6 +404,25 @@ pub fn describe(event: &Value) -> String {
             });
         }
     }
+    if let Some(list) = body["remove_operators"].as_array() {
+        for o in list {
+            changes.push(tf("without {0}", &[&o.as_str().unwrap_or("?")]));
+        }
+    }
+    if let Some(list) = body["add_edges"].as_array() {
+        for e in list {
+            let s = |k: &str| e[k].as_str().unwrap_or("?").to_string();
+            changes.push(tf(
+                "a new edge {0} → {1} {2}",
+                &[&s("from"), &s("to"), &s("partitioner")],
+            ));
+        }
+    }
+    if body["allow_non_restored_state"] == json!(true) {
+        changes.push(
+            t("--allowNonRestoredState (state of operators it lacks is skipped)").to_string(),
+        );
+    }
     if changes.is_empty() {
         tf(
             "At {0}, resubmit the same job from {1}, unchanged.",
@@ -344,11 +446,13 @@ mod tests {
                 id: "src".into(),
                 parallelism: 2,
                 source: true,
+                removable: false,
             },
             OperatorChoice {
                 id: "count".into(),
                 parallelism: 2,
                 source: false,
+                removable: true,
             },
         ]
     }
@@ -421,6 +525,73 @@ mod tests {
             describe(&e),
             "At 20500ms, resubmit the job from checkpoint 3 with: count at parallelism 3; \
              the edge count → out rebalance; max parallelism 256; serializer version 2."
+        );
+    }
+
+    fn edge(from: &str, to: &str, p: &str) -> EdgeChoice {
+        EdgeChoice {
+            from: from.into(),
+            to: to.into(),
+            partitioner: p.into(),
+            keyed: p == "hash",
+        }
+    }
+
+    #[test]
+    fn a_removed_operator_is_bypassed_and_its_changes_dropped() {
+        let edges = vec![
+            edge("src", "count", "hash"),
+            edge("count", "out", "forward"),
+        ];
+        let mut f = ResubmitForm::new(Snapshot::Latest);
+        f.removed.insert("count".into());
+        f.parallelism.insert("count".into(), "3".into());
+        f.partitioners
+            .insert(("count".into(), "out".into()), "rebalance".into());
+        f.allow_non_restored_state = true;
+        let e = f.build(20_000_000, &ops(), &edges).unwrap();
+        assert_eq!(
+            e,
+            json!({"at": "20s", "resubmit": {
+                "from": "latest",
+                "remove_operators": ["count"],
+                "add_edges": [{"from": "src", "to": "out", "partitioner": "rebalance"}],
+                "allow_non_restored_state": true
+            }})
+        );
+        assert_eq!(
+            describe(&e),
+            "At 20s, resubmit the job from the latest retained checkpoint with: without count; \
+             a new edge src → out rebalance; --allowNonRestoredState (state of operators it lacks is skipped)."
+        );
+        // A source stays.
+        let mut f = ResubmitForm::new(Snapshot::Latest);
+        f.removed.insert("src".into());
+        let errs = f.build(0, &ops(), &edges).unwrap_err();
+        assert_eq!(errs[0].field, Field::Removed("src".into()));
+    }
+
+    #[test]
+    fn a_chain_of_removed_operators_is_bridged_end_to_end() {
+        let edges = vec![
+            edge("src", "a", "forward"),
+            edge("a", "b", "hash"),
+            edge("b", "out", "broadcast"),
+            edge("src", "out", "rebalance"),
+        ];
+        let removed: BTreeSet<String> = ["a".to_string(), "b".to_string()].into();
+        // src -> out exists already: nothing to add.
+        assert_eq!(bypass(&edges, &removed), vec![]);
+        let removed: BTreeSet<String> = ["b".to_string()].into();
+        assert_eq!(
+            bypass(&edges, &removed),
+            vec![edge("a", "out", "broadcast")]
+        );
+        let edges = &edges[..3];
+        let removed: BTreeSet<String> = ["a".to_string(), "b".to_string()].into();
+        assert_eq!(
+            bypass(edges, &removed),
+            vec![edge("src", "out", "broadcast")]
         );
     }
 

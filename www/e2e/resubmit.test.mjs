@@ -116,3 +116,52 @@ test('resubmit dialog: preset from a history row, JSON preview, errors next to t
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+// Removing an operator (issue 15 item 3): on `unaligned`, "remove (bypass)" next to
+// explode drops it and wires both sources to count with explode's hash output; the
+// allow-non-restored-state box adds the flag; submitted, the event is recorded (the
+// engine then skips explode's state at the restore) and the link carries it.
+test('resubmit dialog: an operator removed and bypassed, with allowNonRestoredState', { timeout: 180_000 }, async () => {
+  const page = await browser().context.newPage();
+  await page.setViewportSize({ width: 1440, height: 900 });
+  const problems = watchProblems(page);
+  await openPreset(page, 'unaligned');
+  await page.getByTestId('timeline').waitFor();
+  await runTo(page, 10);
+  const row = page.locator('[data-testid="checkpoint-row"][data-status="completed"]').first();
+  const id = await row.getAttribute('data-id');
+  await row.getByTestId('resubmit-from-here').click();
+  const dialog = page.getByTestId('resubmit-dialog');
+  await dialog.waitFor();
+  const json = async () => JSON.parse(await dialog.getByTestId('resubmit-json').textContent());
+  // Sources and sinks have no remove box.
+  assert.equal(await dialog.getByTestId('resubmit-remove-orders').count(), 0);
+  assert.equal(await dialog.getByTestId('resubmit-remove-out').count(), 0);
+  await dialog.getByTestId('resubmit-remove-explode').check();
+  assert.ok(await dialog.getByTestId('resubmit-parallelism-explode').isDisabled());
+  await dialog.getByTestId('resubmit-allow-non-restored').check();
+  assert.deepEqual(await json(), {
+    at: '10s',
+    resubmit: {
+      from: `checkpoint:${id}`,
+      remove_operators: ['explode'],
+      add_edges: [
+        { from: 'orders', to: 'count', partitioner: 'hash' },
+        { from: 'clicks', to: 'count', partitioner: 'hash' },
+      ],
+      allow_non_restored_state: true,
+    },
+  });
+  assert.match(await dialog.getByTestId('resubmit-preview').textContent(), /without explode; a new edge orders → count hash/);
+  await dialog.getByTestId('resubmit-submit').click();
+  await page.waitForFunction(() => !document.querySelector('[data-testid="resubmit-dialog"]'));
+  await page.getByTestId('share').click();
+  await page.waitForFunction(() => location.hash.startsWith('#z'));
+  const doc = linkDocument(await page.evaluate(() => location.hash));
+  const ev = doc.events.find((e) => 'resubmit' in e && e.at === '10s');
+  assert.ok(ev, JSON.stringify(doc.events));
+  assert.deepEqual(ev.resubmit.remove_operators, ['explode']);
+  assert.equal(ev.resubmit.allow_non_restored_state, true);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -145,16 +145,45 @@ pub fn resubmit_dialog(props: &ResubmitDialogProps) -> Html {
                 </label>
             };
         }
+        let removed = form.removed.contains(&op.id);
+        let toggle = {
+            let id = op.id.clone();
+            let set = edit(Rc::new(move |f, v| {
+                if v == "true" {
+                    f.removed.insert(id.clone());
+                } else {
+                    f.removed.remove(&id);
+                }
+            }));
+            Callback::from(move |e: Event| {
+                let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+                set(input.checked().to_string());
+            })
+        };
         html! {
             <label class="resubmit-field">
                 <span class="field-label">{ op.id.clone() }</span>
                 <input type="text" inputmode="numeric" size="5" data-testid={format!("resubmit-parallelism-{}", op.id)}
                     aria-label={tf("parallelism of {0}", &[&op.id])} aria-invalid={bad.to_string()}
-                    value={value} oninput={oninput} />
+                    disabled={removed} value={value} oninput={oninput} />
+                if op.removable {
+                    <span class="resubmit-remove">
+                        <input type="checkbox" data-testid={format!("resubmit-remove-{}", op.id)}
+                            checked={removed} onchange={toggle} />
+                        { t("remove (bypass)") }
+                    </span>
+                }
                 { field_error(&errors, &field, &format!("parallelism-{}", op.id)) }
             </label>
         }
     });
+    let on_allow = {
+        let set = edit(Rc::new(|f, v| f.allow_non_restored_state = v == "true"));
+        Callback::from(move |e: Event| {
+            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+            set(input.checked().to_string());
+        })
+    };
 
     let edges = props.edges.iter().map(|e| {
         let key = (e.from.clone(), e.to.clone());
@@ -267,6 +296,11 @@ pub fn resubmit_dialog(props: &ResubmitDialogProps) -> Html {
                 <fieldset class="resubmit-group">
                     <legend>{ t("parallelism per operator") }</legend>
                     { for operators }
+                    <label class="resubmit-field">
+                        <input type="checkbox" data-testid="resubmit-allow-non-restored"
+                            checked={form.allow_non_restored_state} onchange={on_allow} />
+                        { t("allow non-restored state (--allowNonRestoredState): skip the state of removed operators; their in-flight records are lost") }
+                    </label>
                 </fieldset>
                 if !props.edges.is_empty() {
                     <fieldset class="resubmit-group">

@@ -669,6 +669,12 @@ pub const ZH: &[(&str, &str)] = &[
     ("'{0}' is not a whole number", "“{0}”不是整数"),
     ("{0} at parallelism {1}", "{0} 的并行度改为 {1}"),
     ("the edge {0} → {1} {2}", "边 {0} → {1} 改为 {2}"),
+    ("without {0}", "去掉 {0}"),
+    ("a new edge {0} → {1} {2}", "新边 {0} → {1}（{2}）"),
+    ("--allowNonRestoredState (state of operators it lacks is skipped)", "--allowNonRestoredState（跳过新作业中已不存在的算子的状态）"),
+    ("{0} is a source or a sink: the playground keeps those", "{0} 是源或汇：演练场保留它们"),
+    ("remove (bypass)", "去掉（绕过）"),
+    ("allow non-restored state (--allowNonRestoredState): skip the state of removed operators; their in-flight records are lost", "允许未恢复的状态（--allowNonRestoredState）：跳过被去掉算子的状态；其中的在途记录会丢失"),
     ("serializer version {0}", "序列化器版本 {0}"),
     ("max parallelism {0}", "最大并行度 {0}"),
     ("At {0}, resubmit the same job from {1}, unchanged.", "在 {0}，从{1}重新提交同一个作业，不做改动。"),
@@ -701,4 +707,9 @@ pub const ZH: &[(&str, &str)] = &[
     ("{0} subtasks: one block per operator column, coloured by its worst subtask, its OK / LOW / HIGH shares stacked inside. Zoom in (or click a block) to see the subtasks on the screen.", "{0} 个子任务：每个算子列画成一个块，颜色取其最差的子任务，块内堆叠 OK / LOW / HIGH 的占比。放大（或点击一个块）即可看到屏幕上的子任务。"),
     ("{0}: {1} subtasks — {2} OK, {3} LOW, {4} HIGH, {5} not running; busy {6}, backpressured {7} (mean of the last second). Click or Enter to zoom in.", "{0}：{1} 个子任务——{2} 个 OK，{3} 个 LOW，{4} 个 HIGH，{5} 个未运行；繁忙 {6}，反压 {7}（最近一秒的平均值）。点击或按 Enter 放大。"),
     ("TaskManagers {0}–{1} · {2} slot(s) each", "TaskManager {0}–{1} · 每个 {2} 个槽位"),
+    // integration: the operator changes of a resubmission in the editor's event sentence.
+    ("{0} removed", "移除 {0}"),
+    ("{0} → {1} removed", "移除边 {0} → {1}"),
+    ("{0} ({1}) added", "添加 {0}（{1}）"),
+    ("{0} → {1} {2} added", "添加边 {0} → {1}（{2}）"),
 ];

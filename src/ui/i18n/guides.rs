@@ -66,6 +66,10 @@ pub const FILES: &[(&str, &str)] = &[
         include_str!("../../../presets/i18n/zh/legacy-source.json"),
     ),
     (
+        "operator-removed",
+        include_str!("../../../presets/i18n/zh/operator-removed.json"),
+    ),
+    (
         "recovery-checkpoints",
         include_str!("../../../presets/i18n/zh/recovery-checkpoints.json"),
     ),
