@@ -54,7 +54,7 @@ const PANELS = ['header', 'controls', 'guide', 'inspector', 'settings', 'checkpo
 
 // Flink's own terms and the presets' operator names, which stay as Flink spells them.
 const ALLOW = [
-  'Checkpoint Playground', 'Apache Flink', 'Flink', 'JSON', 'SplitEnumerator', 'English', 'Sink', 'Source', 'sink', 'source',
+  'Checkpoint Playground', 'Apache Flink', 'Flink', 'JSON', 'SplitEnumerator', 'allowNonRestoredState', 'English', 'Sink', 'Source', 'sink', 'source',
   'RUNNING', 'RESTARTING', 'FINISHED', 'FAILED', 'CANCELED', 'INITIALIZING', 'FINISHING', 'HIGH', 'LOW', 'OK',
   'EXACTLY_ONCE', 'AT_LEAST_ONCE', 'exactly-once', 'credit', 'barrier', 'keyed', 'count', 'flat_map', 'parse', 'src',
   'window', 'map', 'filter', 'explode', 'agg', 'sum', 'key', 'jobmanager',

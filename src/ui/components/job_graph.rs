@@ -2164,7 +2164,7 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
                     <svg class="job-svg" ref={svg} preserveAspectRatio="xMinYMin meet"
                         role="group" aria-label="Execution graph: one button per subtask" onclick={onclick_bg}>
                         <PlanBoxes layout={layout.clone()} {nodes} />
-                        <g class="nodes" data-testid={format!("subtask-nodes{stem}")} data-nodes={nodes.name()}>
+                        <g class="nodes" data-testid={format!("job-nodes{stem}")} data-nodes={nodes.name()}>
                             { for subtask_nodes }
                             { for block_nodes }
                         </g>
