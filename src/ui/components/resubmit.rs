@@ -296,10 +296,10 @@ pub fn resubmit_dialog(props: &ResubmitDialogProps) -> Html {
                 <fieldset class="resubmit-group">
                     <legend>{ t("parallelism per operator") }</legend>
                     { for operators }
-                    <label class="resubmit-field">
+                    <label class="resubmit-check">
                         <input type="checkbox" data-testid="resubmit-allow-non-restored"
                             checked={form.allow_non_restored_state} onchange={on_allow} />
-                        { t("allow non-restored state (--allowNonRestoredState): skip the state of removed operators; their in-flight records are lost") }
+                        <span>{ t("allow non-restored state (--allowNonRestoredState): skip the state of removed operators; their in-flight records are lost") }</span>
                     </label>
                 </fieldset>
                 if !props.edges.is_empty() {
