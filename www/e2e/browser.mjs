@@ -233,3 +233,24 @@ export async function openPreset(page, preset) {
     await page.waitForFunction(() => location.hash.startsWith('#z2:'));
   }
 }
+
+/** The screen rectangles of the elements matching `selector` inside the job stage. */
+export async function rects(page, selector) {
+  return page.evaluate((sel) => [...document.querySelectorAll(`[data-testid="job-stage"] ${sel}`)]
+    .map((el) => el.getBoundingClientRect())
+    .filter((r) => r.width > 0 && r.height > 0)
+    .map((r) => ({ x: r.x, y: r.y, w: r.width, h: r.height })), selector);
+}
+
+/** Pairs (i of `a`, j of `b`) that overlap by more than `slack` px on both axes. */
+export function crossings(a, b, slack = 0.5) {
+  const out = [];
+  for (let i = 0; i < a.length; i++) {
+    for (let j = 0; j < b.length; j++) {
+      const dx = Math.min(a[i].x + a[i].w, b[j].x + b[j].w) - Math.max(a[i].x, b[j].x);
+      const dy = Math.min(a[i].y + a[i].h, b[j].y + b[j].h) - Math.max(a[i].y, b[j].y);
+      if (dx > slack && dy > slack) out.push([i, j]);
+    }
+  }
+  return out;
+}

@@ -24,19 +24,31 @@ import { SCREENSHOTS, linkDocument, openPreset, runTo, sharedBrowser, watchProbl
 
 const browser = sharedBrowser();
 
-test('resubmit dialog: preset from a history row, JSON preview, errors next to their fields', { timeout: 180_000 }, async () => {
+/** A 1440×900 page on `unaligned`, played to 10 s (completed checkpoints in the history). */
+async function unalignedAt10s() {
   const page = await browser().context.newPage();
   await page.setViewportSize({ width: 1440, height: 900 });
   const problems = watchProblems(page);
   await openPreset(page, 'unaligned');
   await page.getByTestId('timeline').waitFor();
   await runTo(page, 10);
+  return { page, problems };
+}
 
+/** "Resubmit from here" on the newest completed row: its checkpoint id and the dialog. */
+async function fromNewestRow(page) {
   const row = page.locator('[data-testid="checkpoint-row"][data-status="completed"]').first();
   const id = await row.getAttribute('data-id');
   await row.getByTestId('resubmit-from-here').click();
   const dialog = page.getByTestId('resubmit-dialog');
   await dialog.waitFor();
+  return { id, dialog };
+}
+
+test('resubmit dialog: preset from a history row, JSON preview, errors next to their fields', { timeout: 180_000 }, async () => {
+  const { page, problems } = await unalignedAt10s();
+
+  const { id, dialog } = await fromNewestRow(page);
   assert.equal(await dialog.getByTestId('resubmit-from').inputValue(), `checkpoint:${id}`);
   const json = async () => JSON.parse(await dialog.getByTestId('resubmit-json').textContent());
   assert.deepEqual(await json(), { at: '10s', resubmit: { from: `checkpoint:${id}` } });
@@ -122,17 +134,8 @@ test('resubmit dialog: preset from a history row, JSON preview, errors next to t
 // allow-non-restored-state box adds the flag; submitted, the event is recorded (the
 // engine then skips explode's state at the restore) and the link carries it.
 test('resubmit dialog: an operator removed and bypassed, with allowNonRestoredState', { timeout: 180_000 }, async () => {
-  const page = await browser().context.newPage();
-  await page.setViewportSize({ width: 1440, height: 900 });
-  const problems = watchProblems(page);
-  await openPreset(page, 'unaligned');
-  await page.getByTestId('timeline').waitFor();
-  await runTo(page, 10);
-  const row = page.locator('[data-testid="checkpoint-row"][data-status="completed"]').first();
-  const id = await row.getAttribute('data-id');
-  await row.getByTestId('resubmit-from-here').click();
-  const dialog = page.getByTestId('resubmit-dialog');
-  await dialog.waitFor();
+  const { page, problems } = await unalignedAt10s();
+  const { id, dialog } = await fromNewestRow(page);
   const json = async () => JSON.parse(await dialog.getByTestId('resubmit-json').textContent());
   // Sources and sinks have no remove box.
   assert.equal(await dialog.getByTestId('resubmit-remove-orders').count(), 0);

@@ -15,7 +15,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BASE_URL, SCREENSHOTS, encodeLink, sharedBrowser, watchProblems, waitStill } from './browser.mjs';
+import { BASE_URL, SCREENSHOTS, crossings, encodeLink, rects, sharedBrowser, watchProblems, waitStill } from './browser.mjs';
 
 const browser = sharedBrowser();
 const job = (name) => JSON.parse(readFileSync(new URL(`../bench/jobs/${name}.json`, import.meta.url), 'utf8'));
@@ -31,24 +31,7 @@ async function lanes(page) {
   return page.getByTestId('job-lanes').evaluate((c) => ({ ...c.dataset }));
 }
 
-async function rects(page, selector) {
-  return page.evaluate((sel) => [...document.querySelectorAll(`[data-testid="job-stage"] ${sel}`)]
-    .map((el) => el.getBoundingClientRect())
-    .filter((r) => r.width > 0 && r.height > 0)
-    .map((r) => ({ x: r.x, y: r.y, w: r.width, h: r.height })), selector);
-}
 
-function crossings(a, b, slack = 0.5) {
-  const out = [];
-  for (let i = 0; i < a.length; i++) {
-    for (let j = 0; j < b.length; j++) {
-      const dx = Math.min(a[i].x + a[i].w, b[j].x + b[j].w) - Math.max(a[i].x, b[j].x);
-      const dy = Math.min(a[i].y + a[i].h, b[j].y + b[j].h) - Math.max(a[i].y, b[j].y);
-      if (dx > slack && dy > slack) out.push([i, j]);
-    }
-  }
-  return out;
-}
 
 const jobNodes = (page) => page.evaluate(() => document.querySelectorAll('[data-testid="job-graph"] *').length);
 

@@ -25,7 +25,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { BASE_URL, SCREENSHOTS, encodeLink, openPreset, sharedBrowser, watchProblems, waitStill } from './browser.mjs';
+import { BASE_URL, SCREENSHOTS, crossings, encodeLink, openPreset, rects, sharedBrowser, watchProblems, waitStill } from './browser.mjs';
 
 const browser = sharedBrowser();
 const SIZES = [[1280, 720], [1440, 900], [1920, 1080]];
@@ -270,14 +270,6 @@ test('a hash job at parallelism 32 draws aggregated lanes only, and says so', { 
   await page.close();
 });
 
-/** The screen rectangles of the elements matching `selector` inside the job stage. */
-async function rects(page, selector) {
-  return page.evaluate((sel) => [...document.querySelectorAll(`[data-testid="job-stage"] ${sel}`)]
-    .map((el) => el.getBoundingClientRect())
-    .filter((r) => r.width > 0 && r.height > 0)
-    .map((r) => ({ x: r.x, y: r.y, w: r.width, h: r.height })), selector);
-}
-
 /** Pairs of `list` that overlap by more than `slack` px on both axes. */
 function overlaps(list, slack = 0.5) {
   const out = [];
@@ -316,18 +308,6 @@ const HASH_64_32 = {
   events: [],
 };
 
-/** Pairs (i of `a`, j of `b`) that overlap by more than `slack` px on both axes. */
-function crossings(a, b, slack = 0.5) {
-  const out = [];
-  for (let i = 0; i < a.length; i++) {
-    for (let j = 0; j < b.length; j++) {
-      const dx = Math.min(a[i].x + a[i].w, b[j].x + b[j].w) - Math.max(a[i].x, b[j].x);
-      const dy = Math.min(a[i].y + a[i].h, b[j].y + b[j].h) - Math.max(a[i].y, b[j].y);
-      if (dx > slack && dy > slack) out.push([i, j]);
-    }
-  }
-  return out;
-}
 
 /** Legibility facts of the fitted view: box size, fold, nothing covering anything. */
 async function legible(page, label) {
