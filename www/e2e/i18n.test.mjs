@@ -197,6 +197,12 @@ test('screenshots of the Chinese interface: the default preset, two-phases while
     let lines = [];
     for (let n = 1; n <= 12 && !lines.some((l) => /异步阶段开始/.test(l)); n++) lines = await step(page, n);
     assert.ok(lines.some((l) => /异步阶段开始/.test(l)), `the async phase step is Chinese: ${lines.join(' | ')}`);
+    // The job view's phase badges and subtask lines: the async phase's badge reads in Chinese.
+    const badges = await page.locator('[data-testid^="phase-badge-"] .phase-badge-text').allTextContents();
+    assert.ok(badges.some((b) => /^异步(写出 · 检查点 \d+|\+在途数据)$/.test(b)), `a Chinese async badge: ${badges.join(' | ')}`);
+    assert.ok(!badges.some((b) => /SYNC|snap|write|cp /.test(b)), `no English badge: ${badges.join(' | ')}`);
+    const phases = await page.locator('.subtask-phase').allTextContents();
+    assert.ok(phases.length > 0 && !phases.some((p) => /^(out|cp) /.test(p)), `subtask lines in Chinese: ${phases.join(' | ')}`);
     await page.screenshot({ path: join(SCREENSHOTS, `i18n-zh-two-phases-${w}.png`) });
     await page.screenshot({ path: join(SCREENSHOTS, `i18n-zh-two-phases-${w}-full.png`), fullPage: true });
   }

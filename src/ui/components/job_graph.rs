@@ -1390,9 +1390,9 @@ fn subtask_node(props: &NodeProps) -> Html {
     );
     let phase = v
         .checkpoint
-        .map(|(id, phase)| format!("cp {id}: {phase}"))
+        .map(|(id, phase)| tf("cp {0}: {1}", &[&id, &t_dyn(phase)]))
         .unwrap_or_else(|| match v.status {
-            TaskStatus::Running => format!("out {}/{}", v.output_pool.0, v.output_pool.1),
+            TaskStatus::Running => tf("out {0}/{1}", &[&v.output_pool.0, &v.output_pool.1]),
             s => status_name(s).to_string(),
         });
     // The two phases of the subtask's checkpoint, as badges the eye catches: a solid one
@@ -1405,14 +1405,14 @@ fn subtask_node(props: &NodeProps) -> Html {
     });
     let badge = match (v.checkpoint, phase_kind) {
         (Some((id, _)), Some("sync")) => {
-            Some(("phase-badge phase-sync", format!("SYNC snap · cp {id}")))
+            Some(("phase-badge phase-sync", tf("SYNC snap · cp {0}", &[&id])))
         }
         (Some((id, p)), Some("async")) => Some((
             "phase-badge phase-async",
             if p.contains("in-flight") {
-                "ASYNC+in-flight".to_string()
+                t("ASYNC+in-flight").to_string()
             } else {
-                format!("ASYNC write · cp {id}")
+                tf("ASYNC write · cp {0}", &[&id])
             },
         )),
         _ => None,

@@ -88,6 +88,12 @@ pub const ZH: &[(&str, &str)] = &[
     ("its barrier is on the wire of {0}", "它的屏障正在 {0} 的网络传输中"),
     ("its barrier is in {0}'s input queue behind {1} buffers", "它的屏障在 {0} 的输入队列中，排在 {1} 个缓冲区之后"),
     ("checkpoint {0}: {1}", "检查点 {0}：{1}"),
+    // The job view's subtask line and phase badges (job_graph.rs): short, to fit a 118 px box.
+    ("cp {0}: {1}", "检查点 {0}：{1}"),
+    ("out {0}/{1}", "输出 {0}/{1}"),
+    ("SYNC snap · cp {0}", "同步快照 · 检查点 {0}"),
+    ("ASYNC write · cp {0}", "异步写出 · 检查点 {0}"),
+    ("ASYNC+in-flight", "异步+在途数据"),
     ("end-to-end {0} → {1}", "端到端 {0} → {1}"),
     ("start delay {0} → {1}", "启动延迟 {0} → {1}"),
     ("alignment {0} → {1}", "对齐 {0} → {1}"),
