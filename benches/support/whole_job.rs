@@ -26,6 +26,9 @@ pub fn run(name: &str, cap_us: Option<u64>) -> Result<WholeJob, String> {
     }
     let subtasks = spec.operators.iter().map(|o| o.parallelism).sum();
     let mut engine = Engine::new(spec).map_err(|e| format!("preset {name}: {e}"))?;
+    // As the playground (`ui::sim`) and the CLI without `--sink-output` run it: the sinks
+    // keep the lineage runs the verdict needs, not every committed record.
+    engine.keep_sink_records(false);
     engine.run_to_end();
     Ok(WholeJob {
         subtasks,
