@@ -26,6 +26,7 @@ pub mod ui {
     pub mod resubmit_form;
     pub mod components {
         pub mod job_view;
+        pub mod row_limit;
     }
 }
 

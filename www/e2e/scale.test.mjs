@@ -7,15 +7,20 @@
 //    the screen only (at most 160), their lane chips covering no subtask box;
 //  - at parallelism 1,024 × 3 (3,072 subtasks, pointwise edges) the same, and the page
 //    keeps playing (it held 34,081 job-view elements);
+//  - at 1,024 × 3 the per-subtask tables (the checkpoint's phase timeline, the diagnosis's
+//    subtasks, soft/hard windows and metrics) draw 50 rows each and say which of how many
+//    (the page held 112,414 elements, 110,643 in those tables); "Show all" draws every row
+//    and takes them back;
 //  - past a limit the user reads the limit: a hash job at 1,024 × 3 (2 M channels) is
 //    refused with the channel limit named, the page still answering.
-// Screenshots: scale-p128-far-1440.png, scale-p128-near-1440.png, scale-p1024-far-1440.png.
+// Screenshots: scale-p128-far-1440.png, scale-p128-near-1440.png, scale-p1024-far-1440.png,
+// scale-p1024-tables-1440.png.
 // Waits only on the page's own state. No console errors.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BASE_URL, SCREENSHOTS, crossings, encodeLink, rects, sharedBrowser, watchProblems, waitStill } from './browser.mjs';
+import { BASE_URL, SCREENSHOTS, crossings, encodeLink, rects, runTo, sharedBrowser, watchProblems, waitStill } from './browser.mjs';
 
 const browser = sharedBrowser();
 const job = (name) => JSON.parse(readFileSync(new URL(`../bench/jobs/${name}.json`, import.meta.url), 'utf8'));
@@ -117,6 +122,48 @@ test('parallelism 1,024: blocks, and past the channel limit a message naming it'
   await banner.waitFor({ timeout: 60_000 });
   assert.match(await banner.textContent(), /2097152 channels, past the limit of 65536/);
   assert.ok(await page.getByTestId('play').isEnabled(), 'the page still answers');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('parallelism 1,024: the per-subtask tables draw the 50 rows that matter and say so', { timeout: 300_000 }, async () => {
+  const page = await browser().context.newPage();
+  const problems = watchProblems(page);
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await openDoc(page, { ...job('rescale1024'), duration: '10s' });
+  await runTo(page, 5.5, { timeout: 240_000 });
+  const total = await page.evaluate(() => document.querySelectorAll('*').length);
+  console.log(`p=1024 at 5.5 s: ${total} elements on the page`);
+  assert.ok(total < 20_000, `bounded page: ${total} elements`);
+  const tables = {
+    'checkpoint-timeline': '[data-testid="checkpoint-timeline"] .ph-label',
+    'diagnosis-subtasks': '[data-testid="diagnosis-subtasks"] tbody tr',
+    'diagnosis-windows': '[data-testid="diagnosis-windows"] tbody tr',
+    'diagnosis-metrics': '[data-testid="diagnosis-metrics"] tbody tr',
+  };
+  for (const [id, rows] of Object.entries(tables)) {
+    assert.equal(await page.locator(rows).count(), 50, `${id}: 50 rows`);
+    const limit = page.getByTestId(`${id}-limit`);
+    assert.deepEqual(await limit.evaluate((e) => [e.dataset.shown, e.dataset.total]), ['50', '3072'], id);
+    assert.match(await limit.textContent(), /^50 of 3072 subtasks shown: the .+\. Show all 3072$/, id);
+  }
+  // The diagnosis's subtasks drawn are the slowest end to end: the first 50 of the whole
+  // table sorted by duration (its default order).
+  const names = (sel) => page.locator(sel).evaluateAll((trs) => trs.map((tr) => tr.cells[0].textContent));
+  const drawn = await names(tables['diagnosis-subtasks']);
+  assert.equal(new Set(drawn).size, 50, 'fifty different subtasks');
+  await page.getByTestId('diagnosis').screenshot({ path: join(SCREENSHOTS, 'scale-p1024-tables-1440.png') });
+  await page.getByTestId('diagnosis-subtasks-all').click();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="diagnosis-subtasks"] tbody tr').length === 3072);
+  assert.deepEqual((await names(tables['diagnosis-subtasks'])).slice(0, 50), drawn, 'the slowest 50');
+  await page.getByTestId('diagnosis-subtasks-all').click();
+  // Show all, then only 50 again.
+  await page.getByTestId('diagnosis-metrics-all').click();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="diagnosis-metrics"] tbody tr').length === 3072);
+  assert.equal(await page.getByTestId('diagnosis-metrics-limit').getAttribute('data-shown'), '3072');
+  assert.match(await page.getByTestId('diagnosis-metrics-all').textContent(), /^Show only 50$/);
+  await page.getByTestId('diagnosis-metrics-all').click();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="diagnosis-metrics"] tbody tr').length === 50);
   assert.deepEqual(problems, []);
   await page.close();
 });

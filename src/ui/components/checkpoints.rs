@@ -12,7 +12,9 @@
 //! checkpoint's subtasks, and `checkpoint-timeline` draws for each subtask its phases
 //! as bars: start delay (trigger → first barrier), alignment (first barrier → sync
 //! start), sync, async (→ acknowledgement) — so the two phases of an unaligned
-//! checkpoint can be compared across subtasks.
+//! checkpoint can be compared across subtasks. Past 50 subtasks both draw 50 rows
+//! (`row_limit`: the timeline the last to finish, the table the slowest end to end) and
+//! say so (`checkpoint-timeline-limit`, `checkpoint-subtasks-limit`).
 
 use std::rc::Rc;
 
@@ -26,6 +28,7 @@ use crate::ui::i18n;
 use crate::ui::resubmit_form::Snapshot;
 
 use super::panel::Panel;
+use super::row_limit;
 
 const COLUMNS: [(&str, &str); 13] = [
     ("ID", "Checkpoint id, increasing from 1"),
@@ -164,11 +167,18 @@ fn summary(report: &Report) -> Html {
     }
 }
 
-fn timeline(c: &CheckpointReport, now_ms: f64) -> Html {
-    let rows = c.subtasks.len();
-    if rows == 0 {
+fn timeline(c: &CheckpointReport, now_ms: f64, all: &UseStateHandle<bool>) -> Html {
+    if c.subtasks.is_empty() {
         return html! {};
     }
+    // Past the row limit: the subtasks that finished last (an open one counts as now).
+    let scores: Vec<f64> = c
+        .subtasks
+        .iter()
+        .map(|s| s.ack_ms.unwrap_or(f64::INFINITY))
+        .collect();
+    let picked = row_limit::pick(&scores, **all);
+    let rows = picked.len();
     let t0 = c.trigger_ms;
     let t_end = c
         .subtasks
@@ -187,7 +197,7 @@ fn timeline(c: &CheckpointReport, now_ms: f64) -> Html {
     let plot_w = width - label_w - 8.0;
     let x = |t: f64| label_w + (t - t0).max(0.0) / (t_end - t0) * plot_w;
     let height = rows as f64 * row_h + 22.0;
-    let bars = c.subtasks.iter().enumerate().map(|(i, s)| {
+    let bars = picked.iter().map(|&k| &c.subtasks[k]).enumerate().map(|(i, s)| {
         let y = i as f64 * row_h + 2.0;
         let mut parts = Vec::new();
         let end = s.ack_ms.unwrap_or(now_ms.max(t0));
@@ -253,6 +263,7 @@ fn timeline(c: &CheckpointReport, now_ms: f64) -> Html {
                 { for bars }
                 { for ticks }
             </svg>
+            { row_limit::footer("checkpoint-timeline", scores.len(), **all, i18n::t("the last to finish"), row_limit::toggle(all)) }
         </div>
     }
 }
@@ -272,51 +283,59 @@ struct DetailProps {
 #[function_component(CheckpointDetail)]
 fn checkpoint_detail(props: &DetailProps) -> Html {
     i18n::use_lang();
-    detail(
-        &props.c,
-        &props.kind,
-        props.now_ms,
-        props.explicit,
-        props.table,
-    )
-}
-
-fn detail(c: &CheckpointReport, kind: &str, now_ms: f64, explicit: bool, table: bool) -> Html {
+    let all_timeline = use_state(|| false);
+    let all_table = use_state(|| false);
+    let (c, now_ms) = (&props.c, props.now_ms);
+    // The table's rows past the row limit: the slowest end to end (pending ones first).
+    let scores: Vec<f64> = c
+        .subtasks
+        .iter()
+        .map(|s| s.end_to_end_ms.unwrap_or(f64::INFINITY))
+        .collect();
+    let rows = row_limit::pick(&scores, *all_table);
     html! {
         <div class="checkpoint-detail" data-testid="checkpoint-detail" data-id={c.id.to_string()}>
             <h3 class="subsection-title">
-                { i18n::tf("Checkpoint {0} — {1} · {2} · trigger {3}{4}", &[&c.id, &i18n::t_dyn(kind), &status_label(c), &format::ms(c.trigger_ms),
-                    &if explicit { "" } else { i18n::t(" (newest; click a row for its per-subtask table)") }]) }
+                { i18n::tf("Checkpoint {0} — {1} · {2} · trigger {3}{4}", &[&c.id, &i18n::t_dyn(&props.kind), &status_label(c), &format::ms(c.trigger_ms),
+                    &if props.explicit { "" } else { i18n::t(" (newest; click a row for its per-subtask table)") }]) }
             </h3>
-            { timeline(c, now_ms) }
-            if table {
-            <div class="table-scroll">
-                <table class="table compact">
-                    <thead><tr>
-                        <th>{ i18n::t("Subtask") }</th><th>{ i18n::t("Ack") }</th><th>{ i18n::t("End to end") }</th><th>{ i18n::t("Start delay") }</th>
-                        <th>{ i18n::t("Alignment") }</th><th>{ i18n::t("Sync") }</th><th>{ i18n::t("Async") }</th><th>{ i18n::t("State") }</th>
-                        <th>{ i18n::t("Processed in-flight") }</th><th>{ i18n::t("Persisted in-flight") }</th><th>{ i18n::t("Unaligned") }</th>
-                    </tr></thead>
-                    <tbody>
-                        { for c.subtasks.iter().map(|s| html! {
-                            <tr class={classes!((!s.acknowledged).then_some("pending"))}>
-                                <td>{ format!("{}#{}", s.operator, s.subtask) }</td>
-                                <td>{ if s.acknowledged { "✓" } else { "…" } }</td>
-                                <td>{ format::opt_ms(s.end_to_end_ms) }</td>
-                                <td>{ format::ms(s.start_delay_ms) }</td>
-                                <td>{ format::ms(s.alignment_ms) }</td>
-                                <td>{ format::ms(s.sync_ms) }</td>
-                                <td>{ format::ms(s.async_ms) }</td>
-                                <td>{ format::bytes(s.state_bytes) }</td>
-                                <td>{ format::bytes(s.processed_inflight_bytes) }</td>
-                                <td>{ format::bytes(s.persisted_inflight_bytes) }</td>
-                                <td>{ if s.unaligned { i18n::t("yes") } else { i18n::t("no") } }</td>
-                            </tr>
-                        }) }
-                    </tbody>
-                </table>
-            </div>
+            { timeline(c, now_ms, &all_timeline) }
+            if props.table {
+                { subtask_table(c, &rows) }
+                { row_limit::footer("checkpoint-subtasks", scores.len(), *all_table, i18n::t("the slowest end to end"), row_limit::toggle(&all_table)) }
             }
+        </div>
+    }
+}
+
+/// The per-subtask table of an explicitly selected checkpoint: rows `rows` of it.
+fn subtask_table(c: &CheckpointReport, rows: &[usize]) -> Html {
+    html! {
+        <div class="table-scroll">
+            <table class="table compact">
+                <thead><tr>
+                    <th>{ i18n::t("Subtask") }</th><th>{ i18n::t("Ack") }</th><th>{ i18n::t("End to end") }</th><th>{ i18n::t("Start delay") }</th>
+                    <th>{ i18n::t("Alignment") }</th><th>{ i18n::t("Sync") }</th><th>{ i18n::t("Async") }</th><th>{ i18n::t("State") }</th>
+                    <th>{ i18n::t("Processed in-flight") }</th><th>{ i18n::t("Persisted in-flight") }</th><th>{ i18n::t("Unaligned") }</th>
+                </tr></thead>
+                <tbody>
+                    { for rows.iter().map(|&i| &c.subtasks[i]).map(|s| html! {
+                        <tr class={classes!((!s.acknowledged).then_some("pending"))}>
+                            <td>{ format!("{}#{}", s.operator, s.subtask) }</td>
+                            <td>{ if s.acknowledged { "✓" } else { "…" } }</td>
+                            <td>{ format::opt_ms(s.end_to_end_ms) }</td>
+                            <td>{ format::ms(s.start_delay_ms) }</td>
+                            <td>{ format::ms(s.alignment_ms) }</td>
+                            <td>{ format::ms(s.sync_ms) }</td>
+                            <td>{ format::ms(s.async_ms) }</td>
+                            <td>{ format::bytes(s.state_bytes) }</td>
+                            <td>{ format::bytes(s.processed_inflight_bytes) }</td>
+                            <td>{ format::bytes(s.persisted_inflight_bytes) }</td>
+                            <td>{ if s.unaligned { i18n::t("yes") } else { i18n::t("no") } }</td>
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
         </div>
     }
 }

@@ -15,7 +15,9 @@
 //! `data-hard`). Remedies (`diagnosis-remedies`): one button per remedy
 //! (`remedy-<name>`, [`Command::Remedy`]) for the picked checkpoint, and the running or
 //! finished experiment below them ([`RemedyComparison`]). The only state is the pin and
-//! the sort order.
+//! the sort order, and which per-subtask tables show every row. Past 50 subtasks the
+//! subtasks, windows and metrics tables draw 50 rows (`row_limit`: the slowest end to
+//! end, the most backpressured, the least idle) and say so (`<table>-limit`).
 
 use std::rc::Rc;
 
@@ -30,6 +32,7 @@ use crate::ui::i18n::{t, t_dyn, tf, use_lang};
 
 use super::compare_view::{RemedyComparison, RemedyView};
 use super::panel::Panel;
+use super::row_limit::{footer, pick, toggle};
 
 #[derive(Properties, PartialEq)]
 pub struct DiagnosisProps {
@@ -87,7 +90,7 @@ fn remedies_view(
 
 /// The soft / hard backpressure split per subtask in the 5 s window holding `at_ms`
 /// (the newest window when none holds it).
-fn windows_table(report: &Report, at_ms: f64) -> Html {
+fn windows_table(report: &Report, at_ms: f64, all: &UseStateHandle<bool>) -> Html {
     let w = report
         .metrics_windows
         .iter()
@@ -96,6 +99,12 @@ fn windows_table(report: &Report, at_ms: f64) -> Html {
     let Some(w) = w else {
         return html! {};
     };
+    let scores: Vec<f64> = w
+        .subtasks
+        .iter()
+        .map(|m| m.softBackPressuredTimeMsPerSecond + m.hardBackPressuredTimeMsPerSecond)
+        .collect();
+    let rows = pick(&scores, **all);
     html! {
         <>
         <h3 class="diag-h">{ tf("Backpressure, soft and hard, {0} – {1}", &[&format::ms(w.from_ms as f64), &format::ms(w.to_ms as f64)]) }</h3>
@@ -104,7 +113,7 @@ fn windows_table(report: &Report, at_ms: f64) -> Html {
         <table class="table diag-windows" data-testid="diagnosis-windows" data-from={w.from_ms.to_string()} data-to={w.to_ms.to_string()}>
             <thead><tr><th>{ t("subtask") }</th><th>{ t("busy") }</th><th>{ t("soft") }</th><th>{ t("hard") }</th><th>{ t("idle") }</th></tr></thead>
             <tbody>
-                { for w.subtasks.iter().map(|m| html! {
+                { for rows.iter().map(|&i| &w.subtasks[i]).map(|m| html! {
                     <tr data-subtask={m.subtask.clone()} data-soft={m.softBackPressuredTimeMsPerSecond.to_string()}
                         data-hard={m.hardBackPressuredTimeMsPerSecond.to_string()}>
                         <td>{ m.subtask.clone() }</td>
@@ -117,6 +126,7 @@ fn windows_table(report: &Report, at_ms: f64) -> Html {
             </tbody>
         </table>
         </div>
+        { footer("diagnosis-windows", scores.len(), **all, t("the most backpressured"), toggle(all)) }
         </>
     }
 }
@@ -137,6 +147,9 @@ pub fn diagnosis_panel(props: &DiagnosisProps) -> Html {
     use_lang();
     let pinned = use_state(|| None::<u64>);
     let by_duration = use_state(|| true);
+    let all_subtasks = use_state(|| false);
+    let all_windows = use_state(|| false);
+    let all_metrics = use_state(|| false);
     let report = &props.report;
     let recent: Vec<&CheckpointReport> = report
         .checkpoints
@@ -180,10 +193,15 @@ pub fn diagnosis_panel(props: &DiagnosisProps) -> Html {
     };
     let body = match picked {
         None => html! { <p class="muted">{ t("No checkpoint yet.") }</p> },
-        Some(c) => checkpoint_view(c, *by_duration, {
-            let by_duration = by_duration.clone();
-            Callback::from(move |_| by_duration.set(!*by_duration))
-        }),
+        Some(c) => checkpoint_view(
+            c,
+            *by_duration,
+            {
+                let by_duration = by_duration.clone();
+                Callback::from(move |_| by_duration.set(!*by_duration))
+            },
+            &all_subtasks,
+        ),
     };
     let b = &report.bottleneck;
     let sinks = !report.sinks.is_empty();
@@ -191,7 +209,11 @@ pub fn diagnosis_panel(props: &DiagnosisProps) -> Html {
         .filter(|c| c.status != "in_progress")
         .map(|c| remedies_view(c, props.remedy.as_ref(), &props.on_command, sinks))
         .unwrap_or_default();
-    let windows = windows_table(report, picked.map_or(now_ms, |c| c.trigger_ms));
+    let windows = windows_table(
+        report,
+        picked.map_or(now_ms, |c| c.trigger_ms),
+        &all_windows,
+    );
     html! {
         <Panel id="diagnosis" title={t("Why is this checkpoint slow?")} testid="diagnosis" class="area-diagnosis"
             description={t("The critical path of a checkpoint, the bottleneck as Flink's docs find it, and Flink's task metrics per subtask")}
@@ -202,7 +224,7 @@ pub fn diagnosis_panel(props: &DiagnosisProps) -> Html {
             { windows }
             <h3 class="diag-h">{ t("Bottleneck (last 5 s)") }</h3>
             <p data-testid="diagnosis-bottleneck" data-subtask={b.subtask.clone().unwrap_or_default()}>{ text_of(b.msg.as_ref(), &b.text) }</p>
-            { metrics_table(report) }
+            { metrics_table(report, &all_metrics) }
             if let Some(tree) = &report.pending_barriers {
                 <h3 class="diag-h">{ tf("Checkpoint {0} in progress: where each barrier is", &[&tree.checkpoint]) }</h3>
                 <ul class="diag-tree" data-testid="diagnosis-tree">
@@ -217,7 +239,12 @@ pub fn diagnosis_panel(props: &DiagnosisProps) -> Html {
     }
 }
 
-fn checkpoint_view(c: &CheckpointReport, by_duration: bool, on_sort: Callback<MouseEvent>) -> Html {
+fn checkpoint_view(
+    c: &CheckpointReport,
+    by_duration: bool,
+    on_sort: Callback<MouseEvent>,
+    all: &UseStateHandle<bool>,
+) -> Html {
     let Some(d) = &c.diagnosis else {
         return html! {};
     };
@@ -234,6 +261,15 @@ fn checkpoint_view(c: &CheckpointReport, by_duration: bool, on_sort: Callback<Mo
         .iter()
         .filter_map(|s| s.end_to_end_ms)
         .fold(1.0, f64::max);
+    // Past the row limit: the slowest end to end (a pending subtask counts as slowest).
+    let scores: Vec<f64> = subtasks
+        .iter()
+        .map(|s| s.end_to_end_ms.unwrap_or(f64::INFINITY))
+        .collect();
+    let subtasks: Vec<_> = pick(&scores, **all)
+        .into_iter()
+        .map(|i| subtasks[i])
+        .collect();
     html! {
         <div class="diag-checkpoint">
             <p class="diag-text" data-testid="diagnosis-text" data-phase={d.phase.clone()}
@@ -274,6 +310,7 @@ fn checkpoint_view(c: &CheckpointReport, by_duration: bool, on_sort: Callback<Mo
                     }) }
                 </tbody>
             </table>
+            { footer("diagnosis-subtasks", scores.len(), **all, t("the slowest end to end"), toggle(all)) }
             <table class="table diag-operators" data-testid="diagnosis-operators">
                 <thead><tr><th>{ t("operator") }</th><th>{ t("acknowledged") }</th><th>{ t("end to end") }</th>
                     <th>{ t("checkpointed") }</th><th>{ t("persisted in-flight") }</th><th>{ t("start delay") }</th><th>{ t("alignment") }</th><th>{ t("async") }</th></tr></thead>
@@ -290,8 +327,16 @@ fn checkpoint_view(c: &CheckpointReport, by_duration: bool, on_sort: Callback<Mo
     }
 }
 
-fn metrics_table(report: &Report) -> Html {
+fn metrics_table(report: &Report, all: &UseStateHandle<bool>) -> Html {
+    // Past the row limit: the subtasks least idle (busy or backpressured).
+    let scores: Vec<f64> = report
+        .metrics
+        .iter()
+        .map(|m| m.busyTimeMsPerSecond + m.backPressuredTimeMsPerSecond)
+        .collect();
+    let rows = pick(&scores, **all);
     html! {
+        <>
         <div class="diag-scroll">
         <table class="table diag-metrics" data-testid="diagnosis-metrics">
             <thead><tr>
@@ -308,7 +353,7 @@ fn metrics_table(report: &Report) -> Html {
                 <th>{ t("reading (network tuning guide)") }</th>
             </tr></thead>
             <tbody>
-                { for report.metrics.iter().map(|m| html! {
+                { for rows.iter().map(|&i| &report.metrics[i]).map(|m| html! {
                     <tr data-subtask={m.subtask.clone()}>
                         <td>{ m.subtask.clone() }</td>
                         <td>{ format!("{:.0}", m.busyTimeMsPerSecond) }</td>
@@ -326,5 +371,7 @@ fn metrics_table(report: &Report) -> Html {
             </tbody>
         </table>
         </div>
+        { footer("diagnosis-metrics", scores.len(), **all, t("the busiest and most backpressured"), toggle(all)) }
+        </>
     }
 }

@@ -24,6 +24,7 @@
 //! | [`editor::Editor`] | `editor` (opened by `edit-job` in the header); `editor-problem`, `editor-apply`, `editor-discard`, `editor-op-<id>`, … (see the module) |
 //! | [`timeline::Timeline`] | `timeline`; `timeline-track`, `timeline-handle`, `timeline-mark`, `timeline-hover`, `timeline-fork`, `timeline-computing` |
 //! | [`compare_view::CompareToggle`] | `compare-bar`; `compare-mode`, `compare-toggle` |
+//! | [`row_limit`] (under a per-subtask table past 50 rows) | `<table testid>-limit` (`data-shown`, `data-total`), `<table testid>-all` |
 //! | [`compare_view::CompareView`] | `compare`; `compare-run-a`, `compare-run-b`, `compare-chart-<duration\|alignment\|persisted\|replay>`, `compare-summary` |
 
 pub mod charts;
@@ -42,6 +43,7 @@ pub mod job_graph;
 pub mod job_view;
 pub mod panel;
 pub mod resubmit;
+pub mod row_limit;
 pub mod settings;
 pub mod sinks_recovery;
 pub mod timeline;
