@@ -90,6 +90,14 @@ impl ScenarioError {
         }
     }
 
+    /// The structured message: `msg`, or the English `message` as one value (`"{0}"`,
+    /// shown as it is in every language) for an error built without one.
+    pub fn structured(&self) -> Msg {
+        self.msg
+            .clone()
+            .unwrap_or_else(|| Msg::new("{0}", vec![crate::engine::log::text(&self.message)]))
+    }
+
     /// An error whose message is `msg`'s English (bounded as [`ScenarioError::new`]
     /// bounds it; `msg` is kept only when the message was not cut).
     pub fn of(path: impl Into<String>, msg: Msg) -> Self {

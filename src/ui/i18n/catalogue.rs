@@ -225,6 +225,16 @@ pub const ZH: &[(&str, &str)] = &[
     ("unknown configuration key '{0}'", "未知的配置项 '{0}'"),
     ("unknown configuration key '{0}' (did you mean '{1}'?)", "未知的配置项 '{0}'（你是想写 '{1}' 吗？）"),
     ("give disable_chaining or start_new_chain, not both (disableChaining() already keeps the operator out of every chain)", "disable_chaining 和 start_new_chain 只能给出一个（disableChaining() 已经让算子不进入任何算子链）"),
+    // A job past the cost limits (scenario::cost::check).
+    ("the job has {0} channels, past the limit of {1} (lower the parallelism of all-to-all edges)", "作业有 {0} 个通道，超过了 {1} 的上限（请降低全连接边的并行度）"),
+    ("~{0} record-hops per virtual second, past the limit of {1} (~{2}× real time){3} — lower rates, parallelism or fan-out", "每个虚拟秒约 {0} 次记录跳转，超过了 {1} 的上限（约为实时的 {2}×）{3}——请降低速率、并行度或扇出"),
+    ("~{0} record-hops over the whole run, past the limit of {1} (~{2} min of simulation){3} — shorten the duration or lower rates", "整个运行约 {0} 次记录跳转，超过了 {1} 的上限（约 {2} 分钟的模拟）{3}——请缩短时长或降低速率"),
+    ("; {0} '{1}' alone takes ~{2}/s", "；仅 {0} '{1}' 就约占 {2}/s"),
+    ("the run needs ~{0} of memory, past the limit of {1}; most of it is {2} (~{3})", "这次运行约需 {0} 内存，超过了 {1} 的上限；其中大部分是{2}（约 {3}）"),
+    ("records in buffers and open sink transactions", "缓冲区中的记录和未提交的 Sink 事务"),
+    ("keyed state", "键控状态"),
+    ("chart samples (one per 250 ms per subtask)", "图表采样（每个子任务每 250 ms 一个）"),
+    ("checkpoint history (one entry per checkpoint per subtask)", "检查点历史（每个子任务每个检查点一条）"),
     // Event log: failures and recoveries (engine::recovery, engine::region_failover).
     ("user-injected failure", "用户注入的故障"),
     ("{0}#{1} failed: {2}; restarting the job in {3}", "{0}#{1} 故障：{2}；{3} 后重启作业"),

@@ -569,6 +569,29 @@ fn the_editors_problems_translate_from_their_structured_form() {
               {"id": "m", "kind": "map", "cost": "10 parsecs"},
               {"id": "snk", "kind": "sink", "disable_chaining": true, "start_new_chain": true}],
             "edges": [{"from": "src", "to": "m"}, {"from": "m", "to": "snk"}]}"#,
+        // Past the cost limits: channels, then record-hops per second.
+        r#"{"version": 2, "name": "channels", "seed": 1, "duration": "10s",
+            "operators": [{"id": "src", "kind": "source", "parallelism": 300},
+              {"id": "snk", "kind": "sink", "parallelism": 300}],
+            "edges": [{"from": "src", "to": "snk", "partitioner": "rebalance"}]}"#,
+        r#"{"version": 2, "name": "hops", "seed": 1, "duration": "10s",
+            "operators": [
+              {"id": "src", "kind": "source", "parallelism": 32, "rate": 1000000, "cost": "0us"},
+              {"id": "m", "kind": "map", "parallelism": 32, "cost": "0us"},
+              {"id": "snk", "kind": "sink", "parallelism": 32, "cost": "0us"}],
+            "edges": [{"from": "src", "to": "m", "partitioner": "rebalance"},
+              {"from": "m", "to": "snk"}]}"#,
+        // A guide that does not fit the job: an unknown operator, a try that breaks it.
+        r#"{"version": 2, "name": "guide", "seed": 1, "duration": "10s",
+            "operators": [{"id": "src", "kind": "source"}, {"id": "snk", "kind": "sink"}],
+            "edges": [{"from": "src", "to": "snk"}],
+            "guide": {"watch": ["w"], "expect": [{"metric": "median_end_to_end_ms",
+              "operator": "ghost", "max": 5, "says": "s"}]}}"#,
+        r#"{"version": 2, "name": "guide-try", "seed": 1, "duration": "10s",
+            "operators": [{"id": "src", "kind": "source"}, {"id": "snk", "kind": "sink"}],
+            "edges": [{"from": "src", "to": "snk"}],
+            "guide": {"watch": ["w"], "try": [{"label": "l", "why": "w",
+              "set": {"execution.checkpointing.interval": "1ms"}}]}}"#,
     ];
     let mut codes = BTreeSet::new();
     let (mut n, mut bad) = (0, vec![]);
