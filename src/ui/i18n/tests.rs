@@ -569,6 +569,16 @@ fn the_editors_problems_translate_from_their_structured_form() {
               {"id": "m", "kind": "map", "cost": "10 parsecs"},
               {"id": "snk", "kind": "sink", "disable_chaining": true, "start_new_chain": true}],
             "edges": [{"from": "src", "to": "m"}, {"from": "m", "to": "snk"}]}"#,
+        // An alias and its key together; an event's unknown key.
+        r#"{"version": 2, "name": "alias", "seed": 1, "duration": "10s",
+            "config": {"execution.checkpointing.unaligned": false,
+              "execution.checkpointing.unaligned.enabled": false},
+            "operators": [{"id": "src", "kind": "source"}, {"id": "snk", "kind": "sink"}],
+            "edges": [{"from": "src", "to": "snk"}]}"#,
+        r#"{"version": 2, "name": "event-key", "seed": 1, "duration": "10s",
+            "operators": [{"id": "src", "kind": "source"}, {"id": "snk", "kind": "sink"}],
+            "edges": [{"from": "src", "to": "snk"}],
+            "events": [{"at": "1s", "set_config": {"key": "no.such.key", "value": 1}}]}"#,
         // Past the cost limits: channels, then record-hops per second.
         r#"{"version": 2, "name": "channels", "seed": 1, "duration": "10s",
             "operators": [{"id": "src", "kind": "source", "parallelism": 300},
