@@ -38,7 +38,7 @@
 //! reports (its subtasks are gone).
 
 use super::coordinator::CompletedCheckpoint;
-use super::log::LogKind;
+use super::log::{text, LogKind, Msg};
 use super::record::default_max_parallelism;
 use super::report::ResubmissionReport;
 use super::retained::{ClaimMode, RestoreFrom};
@@ -95,30 +95,22 @@ impl Resubmit {
     /// `job` with the changes applied, validated as a job is; the error's path is relative
     /// to the resubmit object (`parallelism.count`, `config.pipeline.max-parallelism`).
     pub fn changed_job(&self, job: &JobSpec) -> Result<JobSpec, SpecError> {
-        let bad = |path: String, message: String| {
-            Err(SpecError {
-                path,
-                message,
-                msg: None,
-            })
-        };
+        let bad = |path: String, msg: Msg| Err(SpecError::of(path, msg));
+        let unknown = |id: &str| Msg::new("unknown operator '{0}'", vec![text(id)]);
         let mut next = job.clone();
         next.events.clear();
         for (i, id) in self.remove_operators.iter().enumerate() {
             let Some(o) = next.operators.iter().position(|o| &o.id == id) else {
-                return bad(
-                    format!("remove_operators[{i}]"),
-                    format!("unknown operator '{id}'"),
-                );
+                return bad(format!("remove_operators[{i}]"), unknown(id));
             };
             match next.operators[o].kind {
                 OperatorKind::Source(_) => return bad(
                     format!("remove_operators[{i}]"),
-                    format!("'{id}' is a source: the playground numbers records by their source, so sources are not removed"),
+                    Msg::new("'{0}' is a source: the playground numbers records by their source, so sources are not removed", vec![text(id)]),
                 ),
                 OperatorKind::Sink { .. } => return bad(
                     format!("remove_operators[{i}]"),
-                    format!("'{id}' is a sink: its external system and exactly-once verdict belong to the whole run, so the playground does not remove sinks"),
+                    Msg::new("'{0}' is a sink: its external system and exactly-once verdict belong to the whole run, so the playground does not remove sinks", vec![text(id)]),
                 ),
                 _ => {}
             }
@@ -131,7 +123,7 @@ impl Resubmit {
             if next.edges.len() == before {
                 return bad(
                     format!("remove_edges[{i}]"),
-                    format!("no edge {} -> {}", e.from, e.to),
+                    Msg::new("no edge {0} -> {1}", vec![text(&e.from), text(&e.to)]),
                 );
             }
         }
@@ -139,13 +131,13 @@ impl Resubmit {
             if matches!(o.kind, OperatorKind::Source(_)) {
                 return bad(
                     format!("add_operators[{i}]"),
-                    format!("'{}' is a source: the playground numbers records by their source, so sources are not added", o.id),
+                    Msg::new("'{0}' is a source: the playground numbers records by their source, so sources are not added", vec![text(&o.id)]),
                 );
             }
             if next.operators.iter().any(|x| x.id == o.id) {
                 return bad(
                     format!("add_operators[{i}].id"),
-                    format!("operator '{}' exists already", o.id),
+                    Msg::new("operator '{0}' exists already", vec![text(&o.id)]),
                 );
             }
             next.operators.push(o.clone());
@@ -153,31 +145,28 @@ impl Resubmit {
         for (i, e) in self.add_edges.iter().enumerate() {
             for end in [&e.from, &e.to] {
                 if next.operator_index(end).is_none() {
-                    return bad(
-                        format!("add_edges[{i}]"),
-                        format!("unknown operator '{end}'"),
-                    );
+                    return bad(format!("add_edges[{i}]"), unknown(end));
                 }
             }
             if next.edges.iter().any(|x| x.from == e.from && x.to == e.to) {
                 return bad(
                     format!("add_edges[{i}]"),
-                    format!("the edge {} -> {} exists already", e.from, e.to),
+                    Msg::new(
+                        "the edge {0} -> {1} exists already",
+                        vec![text(&e.from), text(&e.to)],
+                    ),
                 );
             }
             next.edges.push(e.clone());
         }
         for (id, &p) in &self.parallelism {
             let Some(o) = next.operators.iter_mut().find(|o| &o.id == id) else {
-                return bad(
-                    format!("parallelism.{id}"),
-                    format!("unknown operator '{id}'"),
-                );
+                return bad(format!("parallelism.{id}"), unknown(id));
             };
             if matches!(o.kind, OperatorKind::Source(_)) && o.parallelism != p {
                 return bad(
                     format!("parallelism.{id}"),
-                    format!("'{id}' is a source: its subtasks are its splits, so its parallelism stays {} in the playground", o.parallelism),
+                    Msg::new("'{0}' is a source: its subtasks are its splits, so its parallelism stays {1} in the playground", vec![text(id), text(o.parallelism)]),
                 );
             }
             o.parallelism = p;
@@ -190,26 +179,27 @@ impl Resubmit {
             else {
                 return bad(
                     format!("partitioners[{i}]"),
-                    format!("no edge {} -> {}", c.from, c.to),
+                    Msg::new("no edge {0} -> {1}", vec![text(&c.from), text(&c.to)]),
                 );
             };
             let to = next.operators.iter().find(|o| o.id == c.to);
-            if let Some(message) = to.and_then(|o| keyed_input_problem(&c.from, o, c.partitioner)) {
-                return bad(format!("partitioners[{i}]"), message);
+            if let Some(msg) = to.and_then(|o| keyed_input_problem(&c.from, o, c.partitioner)) {
+                return bad(format!("partitioners[{i}]"), msg);
             }
             e.partitioner = c.partitioner;
         }
         for (k, v) in &self.config {
             match next.config.with_change(k, v) {
                 Ok(c) => next.config = c,
-                Err(e) => return bad(format!("config.{k}"), e.message),
+                Err(e) => return bad(format!("config.{k}"), e.msg),
             }
         }
         if let Err(e) = next.validate() {
-            return bad(
-                e.path.clone(),
-                format!("the resubmitted job is invalid: {}", e.message),
+            let msg = Msg::new(
+                "the resubmitted job is invalid: {0}",
+                vec![e.structured().into()],
             );
+            return bad(e.path, msg);
         }
         Ok(next)
     }

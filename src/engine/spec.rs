@@ -6,7 +6,9 @@
 //! [`JobSpec::validate`] checks what the engine relies on (known endpoints, no cycle,
 //! forward edges between equal parallelisms, keyed aggregates fed by hash edges only,
 //! numbers in range) and names the offending part;
-//! [`JobSpec::problems`] lists every such problem (for the job editor), `validate` is its first.
+//! [`JobSpec::problems`] lists every such problem (for the job editor), `validate` is its first;
+//! each carries its message as an `engine::log::Msg` (code + values, English exactly the
+//! message) so the editor shows it in the viewer's language.
 //!
 //! Size first: the bounds of [`limits`] on the number of operators, edges and events are
 //! checked before anything else, and a job past them gets only those problems, so
@@ -20,7 +22,7 @@
 )]
 
 use super::config::EngineConfig;
-use super::log::{text, Msg};
+use super::log::{text, Arg, Msg};
 use super::time::{format_duration, Micros};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -301,8 +303,9 @@ pub enum Action {
 pub struct SpecError {
     pub path: String,
     pub message: String,
-    /// `message`'s structured form where the check gives one (a `set_config` value or
-    /// rule; the interface shows it in the viewer's language), its English `message`.
+    /// `message`'s structured form (every problem of [`JobSpec::problems`] and
+    /// `Resubmit::changed_job` has one; the interface shows it in the viewer's
+    /// language), its English `message`.
     pub msg: Option<Msg>,
 }
 
@@ -314,6 +317,14 @@ impl SpecError {
             message: msg.english(),
             msg: Some(msg),
         }
+    }
+
+    /// The structured message: `msg`, or the English `message` as one value (`"{0}"`,
+    /// shown as it is in every language) for an error built without one.
+    pub fn structured(&self) -> Msg {
+        self.msg
+            .clone()
+            .unwrap_or_else(|| Msg::new("{0}", vec![text(&self.message)]))
     }
 }
 
@@ -332,19 +343,17 @@ impl std::fmt::Display for SpecError {
 /// sum would be split over several subtasks, and a rescale could keep only one part.
 /// (`DataStreamUtils.reinterpretAsKeyedStream`, which makes a pre-partitioned stream keyed
 /// over a forward edge, is experimental and not modelled.)
-pub fn keyed_input_problem(
-    from: &str,
-    to: &OperatorSpec,
-    partitioner: Partitioner,
-) -> Option<String> {
+pub fn keyed_input_problem(from: &str, to: &OperatorSpec, partitioner: Partitioner) -> Option<Msg> {
     (matches!(to.kind, OperatorKind::KeyedAggregate) && partitioner != Partitioner::Hash).then(
         || {
-            format!(
-                "{} edge {} -> {}: '{}' is a keyed aggregate, and keyed state needs a keyed input (keyBy, a hash edge); use hash",
-                partitioner.name(),
-                quote(from),
-                quote(&to.id),
-                quote(&to.id),
+            Msg::new(
+                "{0} edge {1} -> {2}: '{3}' is a keyed aggregate, and keyed state needs a keyed input (keyBy, a hash edge); use hash",
+                vec![
+                    text(partitioner.name()),
+                    text(quote(from)),
+                    text(quote(&to.id)),
+                    text(quote(&to.id)),
+                ],
             )
         },
     )
@@ -400,17 +409,14 @@ impl JobSpec {
     /// with an unknown endpoint are left out of the later graph checks.
     pub fn problems(&self) -> Vec<SpecError> {
         let mut out = Vec::new();
-        let mut fail = |path: String, message: String| {
-            out.push(SpecError {
-                path,
-                message,
-                msg: None,
-            })
-        };
+        // Every problem is structured (the editor shows it in the viewer's language);
+        // its English, the CLI's and the tests' text, is `msg.english()`.
+        let mut fail = |path: String, msg: Msg| out.push(SpecError::of(path, msg));
+        let unknown = |id: &str| Msg::new("unknown operator '{0}'", vec![text(quote(id))]);
         if self.operators.is_empty() {
             fail(
                 "operators".into(),
-                "a job needs at least one operator".into(),
+                Msg::new("a job needs at least one operator", vec![]),
             );
         }
         let sizes = [
@@ -421,7 +427,13 @@ impl JobSpec {
         let mut oversized = false;
         for (field, len, max) in sizes {
             if len > max {
-                fail(field.into(), format!("{len} {field}; at most {max}"));
+                fail(
+                    field.into(),
+                    Msg::new(
+                        "{0} {1}; at most {2}",
+                        vec![text(len), text(field), text(max)],
+                    ),
+                );
                 oversized = true;
             }
         }
@@ -431,36 +443,41 @@ impl JobSpec {
             return out;
         }
         if self.duration == 0 || self.duration > limits::MAX_DURATION {
-            fail("duration".into(), "must be between 1us and 24h".into());
+            fail(
+                "duration".into(),
+                Msg::new("must be between 1us and 24h", vec![]),
+            );
         }
         let index = self.index();
         for (i, op) in self.operators.iter().enumerate() {
             let p = |f: &str| format!("operators[{i}].{f}");
             if op.id.is_empty() || op.id.len() > limits::MAX_ID_CHARS {
-                fail(p("id"), "must be 1 to 64 characters".into());
+                fail(p("id"), Msg::new("must be 1 to 64 characters", vec![]));
             }
             if index.get(op.id.as_str()).is_some_and(|&first| first < i) {
                 fail(
                     p("id"),
-                    format!("duplicate operator id '{}'", quote(&op.id)),
+                    Msg::new("duplicate operator id '{0}'", vec![text(quote(&op.id))]),
                 );
             }
             if !(1..=limits::MAX_PARALLELISM).contains(&op.parallelism) {
                 fail(
                     p("parallelism"),
-                    format!(
-                        "{} is out of range (1 to {}, the limit per operator)",
-                        op.parallelism,
-                        limits::MAX_PARALLELISM
+                    Msg::new(
+                        "{0} is out of range (1 to {1}, the limit per operator)",
+                        vec![text(op.parallelism), text(limits::MAX_PARALLELISM)],
                     ),
                 );
             }
             if op.cost > limits::MAX_COST {
-                fail(p("cost"), "at most 10s per record".into());
+                fail(p("cost"), Msg::new("at most 10s per record", vec![]));
             }
             if let Some(g) = &op.chaining.slot_sharing_group {
                 if g.is_empty() || g.chars().count() > limits::MAX_ID_CHARS {
-                    fail(p("slot_sharing_group"), "must be 1 to 64 characters".into());
+                    fail(
+                        p("slot_sharing_group"),
+                        Msg::new("must be 1 to 64 characters", vec![]),
+                    );
                 }
             }
             match &op.kind {
@@ -468,7 +485,10 @@ impl JobSpec {
                     if !(s.rate > 0.0 && s.rate <= limits::MAX_RATE) {
                         fail(
                             p("rate"),
-                            format!("{} is out of range (0 < rate <= 1000000)", s.rate),
+                            Msg::new(
+                                "{0} is out of range (0 < rate <= 1000000)",
+                                vec![text(s.rate)],
+                            ),
                         );
                     }
                     if !(1..=limits::MAX_RECORD_SIZE).contains(&s.record_size) {
@@ -476,25 +496,25 @@ impl JobSpec {
                             p("record_size"),
                             // 1mb is 1,048,576 bytes (`time::parse_size`): the
                             // bound is exactly what the message says.
-                            "must be 1b to 1mb".into(),
+                            Msg::new("must be 1b to 1mb", vec![]),
                         );
                     }
                     if !(1..=limits::MAX_KEYS).contains(&s.keys) {
-                        fail(p("keys"), "must be 1 to 1000000".into());
+                        fail(p("keys"), Msg::new("must be 1 to 1000000", vec![]));
                     }
                     if !(0.0..1.0).contains(&s.skew) {
-                        fail(p("skew"), "must be in [0, 1)".into());
+                        fail(p("skew"), Msg::new("must be in [0, 1)", vec![]));
                     }
                     if s.records == Some(0) || s.records.is_some_and(|r| r > limits::MAX_RECORDS) {
                         fail(
                             p("records"),
-                            "must be 1 to 100000000 (omit for unbounded)".into(),
+                            Msg::new("must be 1 to 100000000 (omit for unbounded)", vec![]),
                         );
                     }
                     if s.retention == Some(0) {
                         fail(
                             p("retention"),
-                            "must be positive (omit for infinite)".into(),
+                            Msg::new("must be positive (omit for infinite)", vec![]),
                         );
                     }
                 }
@@ -503,7 +523,7 @@ impl JobSpec {
                 {
                     fail(
                         p("fan_out"),
-                        format!("{fan_out} is out of range (1 to 1000)"),
+                        Msg::new("{0} is out of range (1 to 1000)", vec![text(fan_out)]),
                     );
                 }
                 _ => {}
@@ -524,30 +544,39 @@ impl JobSpec {
                 outputs[f] += 1;
             }
             let Some(&from) = from else {
-                fail(p("from"), format!("unknown operator '{}'", quote(&e.from)));
+                fail(p("from"), unknown(&e.from));
                 continue;
             };
             let Some(&to) = to else {
-                fail(p("to"), format!("unknown operator '{}'", quote(&e.to)));
+                fail(p("to"), unknown(&e.to));
                 continue;
             };
             if from == to {
-                fail(p("to"), format!("'{}' cannot feed itself", e.to));
+                fail(
+                    p("to"),
+                    Msg::new("'{0}' cannot feed itself", vec![text(&e.to)]),
+                );
                 continue;
             }
             if !seen_edges.insert((from, to)) {
-                fail(p("to"), format!("duplicate edge {} -> {}", e.from, e.to));
+                fail(
+                    p("to"),
+                    Msg::new(
+                        "duplicate edge {0} -> {1}",
+                        vec![text(&e.from), text(&e.to)],
+                    ),
+                );
             }
             if matches!(self.operators[to].kind, OperatorKind::Source(_)) {
                 fail(
                     p("to"),
-                    format!("'{}' is a source and takes no input", e.to),
+                    Msg::new("'{0}' is a source and takes no input", vec![text(&e.to)]),
                 );
             }
             if matches!(self.operators[from].kind, OperatorKind::Sink { .. }) {
                 fail(
                     p("from"),
-                    format!("'{}' is a sink and has no output", e.from),
+                    Msg::new("'{0}' is a sink and has no output", vec![text(&e.from)]),
                 );
             }
             let (pf, pt) = (
@@ -557,12 +586,14 @@ impl JobSpec {
             if e.partitioner == Partitioner::Forward && pf != pt {
                 fail(
                     p("partitioner"),
-                    format!("forward edge {} -> {} joins different parallelisms ({pf} vs {pt}); use rebalance or rescale", e.from, e.to),
+                    Msg::new(
+                        "forward edge {0} -> {1} joins different parallelisms ({2} vs {3}); use rebalance or rescale",
+                        vec![text(&e.from), text(&e.to), text(pf), text(pt)],
+                    ),
                 );
             }
-            if let Some(message) = keyed_input_problem(&e.from, &self.operators[to], e.partitioner)
-            {
-                fail(p("partitioner"), message);
+            if let Some(msg) = keyed_input_problem(&e.from, &self.operators[to], e.partitioner) {
+                fail(p("partitioner"), msg);
             }
         }
         // An id given twice is counted under its first operator (as `operator_index`
@@ -583,72 +614,84 @@ impl JobSpec {
                     if outputs == 0 {
                         fail(
                             p,
-                            format!("source '{}' is not connected to anything", op.id),
+                            Msg::new(
+                                "source '{0}' is not connected to anything",
+                                vec![text(&op.id)],
+                            ),
                         );
                     }
                 }
                 OperatorKind::Sink { .. } => {
                     if inputs == 0 {
-                        fail(p, format!("sink '{}' has no input", op.id));
+                        fail(p, Msg::new("sink '{0}' has no input", vec![text(&op.id)]));
                     }
                 }
                 _ => {
                     if inputs == 0 {
-                        fail(p.clone(), format!("'{}' has no input", op.id));
+                        fail(
+                            p.clone(),
+                            Msg::new("'{0}' has no input", vec![text(&op.id)]),
+                        );
                     }
                     if outputs == 0 {
                         fail(
                             p,
-                            format!("'{}' has no output (end the path in a sink)", op.id),
+                            Msg::new(
+                                "'{0}' has no output (end the path in a sink)",
+                                vec![text(&op.id)],
+                            ),
                         );
                     }
                 }
             }
         }
         if let Some(cycle) = self.cycle() {
-            let mut names: Vec<String> = cycle
+            let mut names: Vec<Arg> = cycle
                 .iter()
-                .map(|&i| format!("'{}'", self.operators[i].id))
+                .map(|&i| text(format!("'{}'", self.operators[i].id)))
                 .collect();
             names.push(names[0].clone());
             fail(
                 "edges".into(),
-                format!("the graph has a cycle through {}", names.join(" -> ")),
+                Msg::new(
+                    "the graph has a cycle through {0}",
+                    vec![Arg::List(names, " -> ")],
+                ),
             );
         }
         let config_ok = match self.config.validate() {
             Ok(()) => true,
             Err(e) => {
-                fail(format!("config.{}", e.key), e.message);
+                fail(format!("config.{}", e.key), e.msg);
                 false
             }
         };
         if config_ok {
             if let Some(e) = super::physical_plan::slot_problem(self) {
-                fail(e.path, e.message);
+                let msg = e.structured();
+                fail(e.path, msg);
             }
         }
         let mut config_changes = self.config_change_problems(config_ok);
-        let mut coded: BTreeMap<String, Msg> = BTreeMap::new();
         let resubmit_problems = self.resubmit_problems();
         for (i, ev) in self.events.iter().enumerate() {
             let p = format!("events[{i}]");
             if ev.at > self.duration {
-                fail(format!("{p}.at"), "is after the end of the run".into());
+                fail(
+                    format!("{p}.at"),
+                    Msg::new("is after the end of the run", vec![]),
+                );
             }
             let known = |id: &str| index.get(id).copied();
             match &ev.action {
                 Action::SetCost { operator, cost } => {
                     if known(operator).is_none() {
-                        fail(
-                            format!("{p}.set_cost.operator"),
-                            format!("unknown operator '{}'", quote(operator)),
-                        );
+                        fail(format!("{p}.set_cost.operator"), unknown(operator));
                     }
                     if *cost > 10_000_000 {
                         fail(
                             format!("{p}.set_cost.cost"),
-                            "at most 10s per record".into(),
+                            Msg::new("at most 10s per record", vec![]),
                         );
                     }
                 }
@@ -657,50 +700,43 @@ impl JobSpec {
                         if !(*rate > 0.0 && *rate <= 1_000_000.0) {
                             fail(
                                 format!("{p}.set_rate.rate"),
-                                "out of range (0 < rate <= 1000000)".into(),
+                                Msg::new("out of range (0 < rate <= 1000000)", vec![]),
                             );
                         }
                     }
                     Some(_) => fail(
                         format!("{p}.set_rate.operator"),
-                        format!("'{operator}' is not a source"),
+                        Msg::new("'{0}' is not a source", vec![text(operator)]),
                     ),
-                    None => fail(
-                        format!("{p}.set_rate.operator"),
-                        format!("unknown operator '{}'", quote(operator)),
-                    ),
+                    None => fail(format!("{p}.set_rate.operator"), unknown(operator)),
                 },
                 Action::Fail { operator, subtask } => match known(operator) {
                     Some(o) if *subtask < self.operators[o].parallelism => {}
                     Some(o) => fail(
                         format!("{p}.fail.subtask"),
-                        format!(
-                            "'{operator}' has subtasks 0 to {}",
-                            self.operators[o].parallelism.saturating_sub(1)
+                        Msg::new(
+                            "'{0}' has subtasks 0 to {1}",
+                            vec![
+                                text(operator),
+                                text(self.operators[o].parallelism.saturating_sub(1)),
+                            ],
                         ),
                     ),
-                    None => fail(
-                        format!("{p}.fail.operator"),
-                        format!("unknown operator '{}'", quote(operator)),
-                    ),
+                    None => fail(format!("{p}.fail.operator"), unknown(operator)),
                 },
                 Action::TriggerCheckpoint
                 | Action::Savepoint
                 | Action::StopWithSavepoint { .. } => {}
                 Action::Resubmit(_) => {
                     if let Some(e) = resubmit_problems.get(&i) {
-                        fail(format!("{p}.resubmit.{}", e.path), e.message.clone());
+                        fail(format!("{p}.resubmit.{}", e.path), e.structured());
                     }
                 }
                 Action::SetConfig { key, .. } => {
-                    if let Some(message) = super::physical_plan::submission_key_change(key) {
-                        fail(format!("{p}.set_config.key"), message);
+                    if let Some(msg) = super::physical_plan::submission_key_change(key) {
+                        fail(format!("{p}.set_config.key"), msg);
                     } else if let Some(msg) = config_changes.remove(&i) {
-                        // Structured (the settings panel shows it next to its field):
-                        // given to the error once `fail` is done with `out`.
-                        let path = format!("{p}.set_config");
-                        fail(path.clone(), msg.english());
-                        coded.insert(path, msg);
+                        fail(format!("{p}.set_config"), msg);
                     }
                 }
                 Action::SetPartitioner {
@@ -712,7 +748,10 @@ impl JobSpec {
                     else {
                         fail(
                             format!("{p}.set_partitioner"),
-                            format!("no edge {} -> {}", quote(from), quote(to)),
+                            Msg::new(
+                                "no edge {0} -> {1}",
+                                vec![text(quote(from)), text(quote(to))],
+                            ),
                         );
                         continue;
                     };
@@ -720,21 +759,16 @@ impl JobSpec {
                     if *partitioner == Partitioner::Forward && par(&edge.from) != par(&edge.to) {
                         fail(
                             format!("{p}.set_partitioner.partitioner"),
-                            "forward needs equal parallelisms".into(),
+                            Msg::new("forward needs equal parallelisms", vec![]),
                         );
                     }
                     let target = known(&edge.to).map(|o| &self.operators[o]);
-                    if let Some(message) =
+                    if let Some(msg) =
                         target.and_then(|o| keyed_input_problem(from, o, *partitioner))
                     {
-                        fail(format!("{p}.set_partitioner.partitioner"), message);
+                        fail(format!("{p}.set_partitioner.partitioner"), msg);
                     }
                 }
-            }
-        }
-        for e in &mut out {
-            if let Some(msg) = coded.remove(&e.path) {
-                e.msg = Some(msg);
             }
         }
         out

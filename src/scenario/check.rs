@@ -19,14 +19,17 @@
 
 use super::convert::{operator_spec, unvalidated_spec};
 use super::document::{Document, OperatorDoc};
+use super::error::ScenarioError;
+use crate::engine::log::Msg;
 
 /// One thing wrong with a document, and what it concerns.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Problem {
     pub path: String,
     pub message: String,
-    /// `message`'s structured form where the check gives one (`SpecError::msg`).
-    pub msg: Option<crate::engine::log::Msg>,
+    /// `message`'s structured form where the check gives one (`SpecError::msg`,
+    /// `ScenarioError::msg`): the editor shows it in the viewer's language.
+    pub msg: Option<Msg>,
     /// Indices into `Document::operators` this problem concerns.
     pub operators: Vec<usize>,
     /// Indices into `Document::edges` this problem concerns.
@@ -45,7 +48,7 @@ fn index_in(path: &str, prefix: &str) -> Option<usize> {
     rest[..rest.find(']')?].parse().ok()
 }
 
-fn problem(path: String, message: String, doc: &Document) -> Problem {
+fn problem(path: String, message: String, msg: Option<Msg>, doc: &Document) -> Problem {
     let operators = index_in(&path, "operators")
         .filter(|&i| i < doc.operators.len())
         .into_iter()
@@ -57,10 +60,15 @@ fn problem(path: String, message: String, doc: &Document) -> Problem {
     Problem {
         path,
         message,
-        msg: None,
+        msg,
         operators,
         edges,
     }
+}
+
+/// A scenario error as a problem of `doc`.
+fn error(e: ScenarioError, doc: &Document) -> Problem {
+    problem(e.path, e.message, e.msg, doc)
 }
 
 /// Every problem of `doc`, in the order `to_spec` would meet them; empty when it runs.
@@ -68,13 +76,13 @@ pub fn problems(doc: &Document) -> Vec<Problem> {
     let mut out = Vec::new();
     // Size first: an oversized job gets only that problem, before any per-operator work.
     if let Err(e) = super::convert::check_sizes(doc) {
-        out.push(problem(e.path, e.message, doc));
+        out.push(error(e, doc));
         return out;
     }
     let mut patched = doc.clone();
     for (i, o) in doc.operators.iter().enumerate() {
         if let Err(e) = operator_spec(o, &format!("operators[{i}]")) {
-            out.push(problem(e.path, e.message, doc));
+            out.push(error(e, doc));
             let mut plain = OperatorDoc::new(o.id.clone(), o.kind);
             plain.parallelism = o.parallelism;
             patched.operators[i] = plain;
@@ -83,13 +91,12 @@ pub fn problems(doc: &Document) -> Vec<Problem> {
     let spec = match unvalidated_spec(&patched) {
         Ok(spec) => spec,
         Err(e) => {
-            out.push(problem(e.path, e.message, doc));
+            out.push(error(e, doc));
             return out;
         }
     };
     for e in spec.problems() {
-        let mut p = problem(e.path, e.message, doc);
-        p.msg = e.msg;
+        let mut p = problem(e.path, e.message, e.msg, doc);
         if p.path == "edges" {
             if let Some(cycle) = spec.cycle() {
                 p.edges = cycle_edges(doc, &cycle);
@@ -101,7 +108,7 @@ pub fn problems(doc: &Document) -> Vec<Problem> {
     // A job past the cost limits (checked once it is otherwise sound).
     if out.is_empty() {
         if let Err(e) = super::cost::check(&spec) {
-            out.push(problem(e.path, e.message, doc));
+            out.push(error(e, doc));
         }
     }
     // A guide naming an operator the job no longer has (the editor drops the guide of
@@ -109,7 +116,7 @@ pub fn problems(doc: &Document) -> Vec<Problem> {
     if out.is_empty() {
         if let Some(guide) = &doc.guide {
             if let Err(e) = super::guide::check(guide, doc) {
-                out.push(problem(e.path, e.message, doc));
+                out.push(error(e, doc));
             }
         }
     }

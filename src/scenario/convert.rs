@@ -22,11 +22,12 @@ use super::error::ScenarioError;
 use crate::engine::config::{
     canonical_key, removed_key, CheckpointingMode, ConfigError, EngineConfig, KEYS,
 };
+use crate::engine::log::{text, Msg};
 use crate::engine::spec::{
     Action, ChainingStrategy, EdgeSpec, JobSpec, OperatorChaining, OperatorKind, OperatorSpec,
     Partitioner, SinkDelivery, SourceApi, SourceSpec, TimedAction,
 };
-use crate::engine::time::{parse_duration, parse_size, Micros};
+use crate::engine::time::{parse_duration_msg, parse_size_msg, Micros};
 
 /// Defaults for omitted operator fields (see the table in `document`).
 pub mod defaults {
@@ -55,7 +56,7 @@ fn default_cost(kind: Kind) -> Micros {
 }
 
 fn duration_at(text: &str, path: impl Into<String>) -> Result<Micros, ScenarioError> {
-    parse_duration(text).map_err(|m| ScenarioError::new(path, m))
+    parse_duration_msg(text).map_err(|m| ScenarioError::of(path, m))
 }
 
 /// Flink's default partitioner: forward between equal parallelisms, else rebalance; into a
@@ -87,11 +88,11 @@ pub fn to_spec(doc: &Document) -> Result<JobSpec, ScenarioError> {
 pub(crate) fn unvalidated_spec(doc: &Document) -> Result<JobSpec, ScenarioError> {
     check_sizes(doc)?;
     if doc.version != CURRENT_VERSION {
-        return Err(ScenarioError::new(
+        return Err(ScenarioError::of(
             "version",
-            format!(
-                "scenario version {} is not the one this playground understands ({CURRENT_VERSION})",
-                doc.version
+            Msg::new(
+                "scenario version {0} is not the one this playground understands ({1})",
+                vec![text(doc.version), text(CURRENT_VERSION)],
             ),
         ));
     }
@@ -193,9 +194,12 @@ pub(crate) fn check_sizes(doc: &Document) -> Result<(), ScenarioError> {
     ];
     for (field, len, max) in sizes {
         if len > max {
-            return Err(ScenarioError::new(
+            return Err(ScenarioError::of(
                 field,
-                format!("{len} {field}; a scenario has at most {max}"),
+                Msg::new(
+                    "{0} {1}; a scenario has at most {2}",
+                    vec![text(len), text(field), text(max)],
+                ),
             ));
         }
     }
@@ -219,9 +223,12 @@ fn build_config(doc: &Document) -> Result<EngineConfig, ScenarioError> {
         let path = format!("config.{key}");
         if let Some(canonical) = canonical_key(key) {
             if let Some((_, other)) = seen.iter().find(|(c, _)| *c == canonical) {
-                return Err(ScenarioError::new(
+                return Err(ScenarioError::of(
                     path,
-                    format!("is the same option as '{other}'; give it once"),
+                    Msg::new(
+                        "is the same option as '{0}'; give it once",
+                        vec![text(other)],
+                    ),
                 ));
             }
             seen.push((canonical, key));
@@ -238,21 +245,33 @@ fn build_config(doc: &Document) -> Result<EngineConfig, ScenarioError> {
 pub(crate) fn unknown_key(key: &str) -> ConfigError {
     match EngineConfig::default().set(key, "") {
         Err(e) => e,
-        Ok(()) => ConfigError::new(
-            key,
-            crate::engine::log::Msg::new("unknown configuration key", vec![]),
-        ),
+        Ok(()) => ConfigError::new(key, Msg::new("unknown configuration key", vec![])),
     }
 }
 
 /// A config error at `path`; an unknown key is named in the message too.
 pub(crate) fn config_error(path: impl Into<String>, key: &str, e: ConfigError) -> ScenarioError {
     const UNKNOWN: &str = "unknown configuration key";
+    let named = text(super::error::excerpt(key));
+    let msg = match e.msg.code {
+        UNKNOWN => Msg::new("unknown configuration key '{0}'", vec![named]),
+        "unknown configuration key (did you mean '{0}'?)" => Msg::new(
+            "unknown configuration key '{0}' (did you mean '{1}'?)",
+            [vec![named], e.msg.args.clone()].concat(),
+        ),
+        _ => e.msg.clone(),
+    };
+    // The structured form states exactly the English (an unknown key's message is the
+    // engine's with the key named after its first words).
     let message = match e.message.strip_prefix(UNKNOWN) {
         Some(rest) => format!("{UNKNOWN} '{}'{rest}", super::error::excerpt(key)),
         None => e.message,
     };
-    ScenarioError::new(path, message)
+    if msg.english() == message {
+        ScenarioError::of(path, msg)
+    } else {
+        ScenarioError::new(path, message)
+    }
 }
 
 pub(crate) fn operator_spec(o: &OperatorDoc, path: &str) -> Result<OperatorSpec, ScenarioError> {
@@ -267,7 +286,8 @@ pub(crate) fn operator_spec(o: &OperatorDoc, path: &str) -> Result<OperatorSpec,
                 None => defaults::RECORD_SIZE,
                 Some(SizeValue::Bytes(b)) => u32::try_from(*b).unwrap_or(u32::MAX),
                 Some(SizeValue::Text(t)) => {
-                    let b = parse_size(t).map_err(|m| ScenarioError::new(at("record_size"), m))?;
+                    let b =
+                        parse_size_msg(t).map_err(|m| ScenarioError::of(at("record_size"), m))?;
                     u32::try_from(b).unwrap_or(u32::MAX)
                 }
             };
@@ -313,10 +333,12 @@ pub(crate) fn operator_spec(o: &OperatorDoc, path: &str) -> Result<OperatorSpec,
 fn operator_chaining(o: &OperatorDoc, path: &str) -> Result<OperatorChaining, ScenarioError> {
     let strategy = match (o.disable_chaining, o.start_new_chain) {
         (Some(true), Some(true)) => {
-            return Err(ScenarioError::new(
+            return Err(ScenarioError::of(
                 format!("{path}.start_new_chain"),
-                "give disable_chaining or start_new_chain, not both (disableChaining() \
-                 already keeps the operator out of every chain)",
+                Msg::new(
+                    "give disable_chaining or start_new_chain, not both (disableChaining() already keeps the operator out of every chain)",
+                    vec![],
+                ),
             ))
         }
         (Some(true), _) => ChainingStrategy::Never,
@@ -595,6 +617,7 @@ pub fn config_value(key: &str, c: &EngineConfig) -> Option<ConfigValue> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::time::{parse_duration, parse_size};
 
     #[test]
     fn every_engine_key_has_a_writer() {

@@ -35,6 +35,7 @@
 
 use super::error::ScenarioError;
 use crate::engine::graph::targets;
+use crate::engine::log::{text, Arg, Msg};
 use crate::engine::runtime::SAMPLE_PERIOD;
 use crate::engine::spec::{Action, JobSpec, OperatorKind, Partitioner};
 
@@ -387,37 +388,44 @@ fn source_record_size(spec: &JobSpec) -> u32 {
 pub fn check(spec: &JobSpec) -> Result<Cost, ScenarioError> {
     let cost = estimate(spec);
     let busiest = || match cost.busiest {
-        Some((i, h)) => format!(
-            "; operators[{i}] '{}' alone takes ~{}/s",
-            spec.operators[i].id,
-            count(h)
-        ),
-        None => String::new(),
+        Some((i, h)) => Msg::new(
+            "; {0} '{1}' alone takes ~{2}/s",
+            vec![
+                text(format!("operators[{i}]")),
+                text(&spec.operators[i].id),
+                text(count(h)),
+            ],
+        )
+        .into(),
+        None => text(""),
     };
-    let refuse = |m: String| Err(ScenarioError::new("cost", m));
+    let refuse = |m: Msg| Err(ScenarioError::of("cost", m));
     if cost.channels > limits::MAX_CHANNELS {
-        return refuse(format!(
-            "the job has {} channels, past the limit of {} (lower the parallelism of all-to-all edges)",
-            cost.channels,
-            limits::MAX_CHANNELS
+        return refuse(Msg::new(
+            "the job has {0} channels, past the limit of {1} (lower the parallelism of all-to-all edges)",
+            vec![text(cost.channels), text(limits::MAX_CHANNELS)],
         ));
     }
     if cost.hops_per_sec > limits::MAX_HOPS_PER_SEC {
-        return refuse(format!(
-            "~{} record-hops per virtual second, past the limit of {} (~{}× real time){} — lower rates, parallelism or fan-out",
-            count(cost.hops_per_sec),
-            count(limits::MAX_HOPS_PER_SEC),
-            one_digit(ENGINE_HOPS_PER_SEC / limits::MAX_HOPS_PER_SEC),
-            busiest()
+        return refuse(Msg::new(
+            "~{0} record-hops per virtual second, past the limit of {1} (~{2}× real time){3} — lower rates, parallelism or fan-out",
+            vec![
+                text(count(cost.hops_per_sec)),
+                text(count(limits::MAX_HOPS_PER_SEC)),
+                text(one_digit(ENGINE_HOPS_PER_SEC / limits::MAX_HOPS_PER_SEC)),
+                busiest(),
+            ],
         ));
     }
     if cost.run_hops > limits::MAX_RUN_HOPS {
-        return refuse(format!(
-            "~{} record-hops over the whole run, past the limit of {} (~{} min of simulation){} — shorten the duration or lower rates",
-            count(cost.run_hops),
-            count(limits::MAX_RUN_HOPS),
-            (limits::MAX_RUN_HOPS / ENGINE_HOPS_PER_SEC / 60.0).round(),
-            busiest()
+        return refuse(Msg::new(
+            "~{0} record-hops over the whole run, past the limit of {1} (~{2} min of simulation){3} — shorten the duration or lower rates",
+            vec![
+                text(count(cost.run_hops)),
+                text(count(limits::MAX_RUN_HOPS)),
+                text((limits::MAX_RUN_HOPS / ENGINE_HOPS_PER_SEC / 60.0).round()),
+                busiest(),
+            ],
         ));
     }
     if cost.memory_bytes > limits::MAX_MEMORY_BYTES {
@@ -441,11 +449,14 @@ pub fn check(spec: &JobSpec) -> Result<Cost, ScenarioError> {
             .copied()
             .max_by(|a, b| a.1.total_cmp(&b.1))
             .unwrap_or(("", 0.0));
-        return refuse(format!(
-            "the run needs ~{} of memory, past the limit of {}; most of it is {what} (~{})",
-            mib(cost.memory_bytes),
-            mib(limits::MAX_MEMORY_BYTES),
-            mib(bytes)
+        return refuse(Msg::new(
+            "the run needs ~{0} of memory, past the limit of {1}; most of it is {2} (~{3})",
+            vec![
+                text(mib(cost.memory_bytes)),
+                text(mib(limits::MAX_MEMORY_BYTES)),
+                Arg::Word(what),
+                text(mib(bytes)),
+            ],
         ));
     }
     Ok(cost)

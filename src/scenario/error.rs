@@ -15,7 +15,12 @@
 //! excerpt, and cuts a path to [`MAX_PATH_CHARS`] and a message to
 //! [`MAX_MESSAGE_CHARS`], so a hostile document can never make an error line as long
 //! as itself.
+//!
+//! An error may carry its message's structured form (`msg`, an `engine::log::Msg` whose
+//! English is exactly `message`: the job editor shows it in the viewer's language); an
+//! error whose message had to be cut carries none.
 
+use crate::engine::log::Msg;
 use crate::engine::spec::SpecError;
 
 /// A scenario that cannot be read or run, naming the offending part.
@@ -25,6 +30,8 @@ pub struct ScenarioError {
     /// (`line 3 column 7`), or `link`.
     pub path: String,
     pub message: String,
+    /// `message`'s structured form, where the check gives one.
+    pub msg: Option<Msg>,
 }
 
 /// A message longer than this has its quoted (`'…'`) parts cut to excerpts.
@@ -79,7 +86,27 @@ impl ScenarioError {
         ScenarioError {
             path: bound(path, MAX_PATH_CHARS),
             message: bound(message, MAX_MESSAGE_CHARS),
+            msg: None,
         }
+    }
+
+    /// The structured message: `msg`, or the English `message` as one value (`"{0}"`,
+    /// shown as it is in every language) for an error built without one.
+    pub fn structured(&self) -> Msg {
+        self.msg
+            .clone()
+            .unwrap_or_else(|| Msg::new("{0}", vec![crate::engine::log::text(&self.message)]))
+    }
+
+    /// An error whose message is `msg`'s English (bounded as [`ScenarioError::new`]
+    /// bounds it; `msg` is kept only when the message was not cut).
+    pub fn of(path: impl Into<String>, msg: Msg) -> Self {
+        let english = msg.english();
+        let mut e = ScenarioError::new(path, english.as_str());
+        if e.message == english {
+            e.msg = Some(msg);
+        }
+        e
     }
 }
 
@@ -99,7 +126,10 @@ impl std::error::Error for ScenarioError {}
 
 impl From<SpecError> for ScenarioError {
     fn from(e: SpecError) -> Self {
-        ScenarioError::new(e.path, e.message)
+        match e.msg {
+            Some(msg) if msg.english() == e.message => ScenarioError::of(e.path, msg),
+            _ => ScenarioError::new(e.path, e.message),
+        }
     }
 }
 
@@ -114,6 +144,7 @@ impl From<serde_json::Error> for ScenarioError {
         ScenarioError {
             path: format!("line {} column {}", e.line(), e.column()),
             message: format!("invalid JSON: {message}"),
+            msg: None,
         }
         .bounded()
     }

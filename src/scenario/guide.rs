@@ -29,6 +29,7 @@ use super::compare::median;
 use super::document::{ConfigValue, Obj, Res};
 use super::error::ScenarioError;
 use crate::engine::config::removed_key;
+use crate::engine::log::{text, Msg};
 use crate::engine::report::{CheckpointReport, Report};
 use crate::engine::time::parse_duration;
 
@@ -681,9 +682,9 @@ pub fn check(guide: &Guide, doc: &super::Document) -> Result<(), ScenarioError> 
         for (i, e) in list.iter().enumerate() {
             if let Some(op) = &e.operator {
                 if !doc.operators.iter().any(|o| &o.id == op) {
-                    return Err(ScenarioError::new(
+                    return Err(ScenarioError::of(
                         format!("{path}[{i}].operator"),
-                        format!("unknown operator '{op}'"),
+                        Msg::new("unknown operator '{0}'", vec![text(op)]),
                     ));
                 }
             }
@@ -694,17 +695,21 @@ pub fn check(guide: &Guide, doc: &super::Document) -> Result<(), ScenarioError> 
     for (i, t) in guide.tries.iter().enumerate() {
         ops(&t.expect, &format!("guide.try[{i}].expect"))?;
         let at = |field: &str| format!("guide.try[{i}].{field}");
-        let mut changed =
-            with_settings(doc, &t.set).map_err(|e| ScenarioError::new(at("set"), e.to_string()))?;
+        // The try's own error, named by its path ("path: message").
+        let named = |path: String, e: ScenarioError| {
+            let msg = Msg::new("{0}: {1}", vec![text(&e.path), e.structured().into()]);
+            ScenarioError::of(path, msg)
+        };
+        let mut changed = with_settings(doc, &t.set).map_err(|e| named(at("set"), e))?;
         t.apply_operators(&mut changed)
-            .map_err(|e| ScenarioError::new(at("operators"), e.to_string()))?;
+            .map_err(|e| named(at("operators"), e))?;
         changed.guide = None;
         let field = if t.operators.is_empty() {
             "set"
         } else {
             "operators"
         };
-        super::to_spec(&changed).map_err(|e| ScenarioError::new(at(field), e.to_string()))?;
+        super::to_spec(&changed).map_err(|e| named(at(field), e))?;
     }
     Ok(())
 }

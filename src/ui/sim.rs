@@ -463,7 +463,10 @@ impl Sim {
             let path = e.path.replacen("events[0]", "event", 1);
             super::i18n::tf(
                 "The scenario reader refused this event — {0}: {1}",
-                &[&path, &e.message],
+                &[
+                    &path,
+                    &super::i18n::messages::text_of(e.msg.as_ref(), &e.message),
+                ],
             )
         };
         let document = Document::from_value(&doc).map_err(plain)?;

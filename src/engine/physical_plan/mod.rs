@@ -58,6 +58,7 @@ pub mod regions;
 mod tests;
 
 use super::config::EngineConfig;
+use super::log::{text, Msg};
 use super::spec::{ChainingStrategy, JobSpec, Partitioner, SpecError};
 use serde::Serialize;
 
@@ -79,12 +80,12 @@ pub const SUBMISSION_KEYS: &[&str] = &[
 ];
 
 /// Why a `set_config` event of `key` is refused, if it is one of [`SUBMISSION_KEYS`].
-pub fn submission_key_change(key: &str) -> Option<String> {
+pub fn submission_key_change(key: &str) -> Option<Msg> {
     let canonical = super::config::canonical_key(key)?;
     SUBMISSION_KEYS.contains(&canonical).then(|| {
-        format!(
-            "'{canonical}' is fixed when the job is submitted and its cluster starts; \
-             set it in the scenario's config instead"
+        Msg::new(
+            "'{0}' is fixed when the job is submitted and its cluster starts; set it in the scenario's config instead",
+            vec![text(canonical)],
         )
     })
 }
@@ -318,15 +319,14 @@ pub fn slot_problem(spec: &JobSpec) -> Option<SpecError> {
     let needed = placement::slots_needed_of(spec)?;
     let per = spec.config.slots_per_task_manager;
     let have = pinned.saturating_mul(per);
-    (have < needed).then(|| SpecError {
-        path: "config.minicluster.number-of-taskmanagers".into(),
-        message: format!(
-            "{pinned} TaskManager(s) with {per} slot(s) each (taskmanager.numberOfTaskSlots) \
-             hold {have} slot(s), but the job needs {needed} (one per subtask of its widest \
-             vertex, per slot-sharing group); Flink would fail it with \
-             NoResourceAvailableException"
-        ),
-        msg: None,
+    (have < needed).then(|| {
+        SpecError::of(
+            "config.minicluster.number-of-taskmanagers".into(),
+            Msg::new(
+                "{0} TaskManager(s) with {1} slot(s) each (taskmanager.numberOfTaskSlots) hold {2} slot(s), but the job needs {3} (one per subtask of its widest vertex, per slot-sharing group); Flink would fail it with NoResourceAvailableException",
+                vec![text(pinned), text(per), text(have), text(needed)],
+            ),
+        )
     })
 }
 

@@ -55,10 +55,17 @@ pub struct EditorProps {
 /// A message about the last edit: (text, is an error).
 type Note = Option<(String, bool)>;
 
+/// The problems as `path: message`, each message in the viewer's language.
 fn reasons(problems: &[&Problem]) -> String {
     problems
         .iter()
-        .map(|p| p.to_string())
+        .map(|p| {
+            format!(
+                "{}: {}",
+                p.path,
+                messages::text_of(p.msg.as_ref(), &p.message)
+            )
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }

@@ -67,19 +67,31 @@ fn ui_keys() -> BTreeMap<String, String> {
     keys
 }
 
-/// The codes of the engine's structured log messages (literals holding `{0}`).
+/// The codes of the engine's structured messages: in `src/engine`, literals holding
+/// `{0}`; in `src/engine` and `src/scenario`, every literal a `Msg::new(` starts with
+/// (codes without arguments, such as the job's problems "must be 1 to 64 characters").
 fn engine_codes() -> BTreeSet<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = vec![];
-    rust_files(&root.join("src/engine"), &mut files);
     let mut codes = BTreeSet::new();
-    for f in files {
-        let src = std::fs::read_to_string(&f).unwrap();
-        for (i, _) in src.match_indices('"') {
-            if let Some(l) = literal(&src[i + 1..]) {
-                // A "literal" across lines is the text between two literals (a quote
-                // pairing that started at a closing quote): codes are one line.
-                if l.contains("{0}") && !l.contains('"') && !l.contains('\n') {
+    for dir in ["src/engine", "src/scenario"] {
+        let mut files = vec![];
+        rust_files(&root.join(dir), &mut files);
+        for f in files {
+            let src = std::fs::read_to_string(&f).unwrap();
+            if dir == "src/engine" {
+                for (i, _) in src.match_indices('"') {
+                    if let Some(l) = literal(&src[i + 1..]) {
+                        // A "literal" across lines is the text between two literals (a
+                        // quote pairing that started at a closing quote): codes are one line.
+                        if l.contains("{0}") && !l.contains('"') && !l.contains('\n') {
+                            codes.insert(l);
+                        }
+                    }
+                }
+            }
+            for (i, m) in src.match_indices("Msg::new(") {
+                let rest = src[i + m.len()..].trim_start();
+                if let Some(l) = rest.strip_prefix('"').and_then(literal) {
                     codes.insert(l);
                 }
             }
@@ -134,6 +146,8 @@ fn every_engine_message_code_has_chinese() {
     let zh: BTreeSet<&str> = ZH.iter().map(|(en, _)| *en).collect();
     let codes = engine_codes();
     assert!(codes.len() >= 8, "found {} codes", codes.len());
+    // A code without arguments is found too (the job's problems have many).
+    assert!(codes.contains("must be 1 to 64 characters"));
     for code in codes {
         assert!(
             zh.contains(code.as_str()),
@@ -414,4 +428,207 @@ fn refused_settings_translate_from_their_structured_form() {
             .unwrap_or_else(|| panic!("{key} = {value}: no structured form: {}", e.message));
         check_msg(&format!("{key} = {value}"), msg, &e.message);
     }
+}
+
+/// Latin words of `zh` that are neither a value of `msg` (ids, numbers, keys: shown as
+/// they are) nor one of Flink's or the scenario format's terms the catalogue keeps.
+fn english_left(msg: &crate::engine::log::Msg, zh: &str) -> Vec<String> {
+    use crate::engine::log::{Arg, Msg};
+    const KEPT: &[&str] = &[
+        "Flink",
+        "Source",
+        "Sink",
+        "TaskManager",
+        "NoResourceAvailableException",
+        "slot",
+        "playground",
+        "config",
+        "id",
+        "keyBy",
+        "keyed_aggregate",
+        "exactly",
+        "once",
+        "forward",
+        "rebalance",
+        "rescale",
+        "hash",
+        "rate",
+        "disable_chaining",
+        "start_new_chain",
+        "disableChaining",
+        "taskmanager",
+        "numberOfTaskSlots",
+        // Units, as the scenario format spells them.
+        "us",
+        "ms",
+        "s",
+        "min",
+        "h",
+        "b",
+        "kb",
+        "mb",
+        "gb",
+    ];
+    fn values(m: &Msg, out: &mut Vec<String>) {
+        fn arg(a: &Arg, out: &mut Vec<String>) {
+            match a {
+                Arg::Text(s) => out.push(s.clone()),
+                Arg::Word(_) => {}
+                Arg::Msg(m) => values(m, out),
+                Arg::List(items, _) => items.iter().for_each(|i| arg(i, out)),
+            }
+        }
+        m.args.iter().for_each(|a| arg(a, out));
+    }
+    let mut shown = vec![];
+    values(msg, &mut shown);
+    let words = |s: &str| -> Vec<String> {
+        s.split(|c: char| !(c.is_ascii_alphabetic() || c == '_'))
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let allowed: BTreeSet<String> = shown
+        .iter()
+        .flat_map(|s| words(s))
+        .chain(KEPT.iter().map(|w| w.to_string()))
+        .collect();
+    words(zh)
+        .into_iter()
+        .filter(|w| !allowed.contains(w))
+        .collect()
+}
+
+/// The job editor's problems (`scenario::check::problems`, the `editor-problems` list) of
+/// broken documents: every problem has its structured form, whose English is the
+/// problem's text (what the CLI prints) and whose Chinese leaves no English but the
+/// values it names and Flink's terms.
+#[test]
+fn the_editors_problems_translate_from_their_structured_form() {
+    let docs = [
+        // The graph: operators out of range, unknown, duplicate and dangling ends, a
+        // cycle, partitioners that cannot feed their target.
+        r#"{"version": 2, "name": "graph", "seed": 1, "duration": "10s",
+            "operators": [
+              {"id": "src", "kind": "source", "rate": 0, "skew": 2, "keys": 0, "records": 0,
+               "record_size": 0, "retention": "0s"},
+              {"id": "m", "kind": "map"}, {"id": "m", "kind": "map"},
+              {"id": "agg", "kind": "keyed_aggregate", "parallelism": 2},
+              {"id": "fm", "kind": "flat_map", "fan_out": 0},
+              {"id": "lonely", "kind": "map"}, {"id": "a", "kind": "map"},
+              {"id": "b", "kind": "map"}, {"id": "snk", "kind": "sink"},
+              {"id": "snk2", "kind": "sink"}, {"id": "src2", "kind": "source"},
+              {"id": "", "kind": "map", "slot_sharing_group": ""},
+              {"id": "slow", "kind": "map", "cost": "20s", "parallelism": 5000}],
+            "edges": [
+              {"from": "src", "to": "m"}, {"from": "m", "to": "agg", "partitioner": "rebalance"},
+              {"from": "agg", "to": "snk"}, {"from": "m", "to": "m"},
+              {"from": "m", "to": "ghost"}, {"from": "ghost", "to": "m"},
+              {"from": "snk", "to": "fm"}, {"from": "fm", "to": "src"}, {"from": "src", "to": "m"},
+              {"from": "src", "to": "agg", "partitioner": "forward"},
+              {"from": "src", "to": "a"}, {"from": "a", "to": "b"}, {"from": "b", "to": "a"},
+              {"from": "b", "to": "snk"}, {"from": "m", "to": "slow"}, {"from": "slow", "to": "snk"}]}"#,
+        // The events: unknown operators and edges, values out of range, a submission key,
+        // an instant after the end, a resubmission that breaks the job.
+        r#"{"version": 2, "name": "events", "seed": 1, "duration": "10s",
+            "operators": [
+              {"id": "src", "kind": "source"}, {"id": "m", "kind": "map", "parallelism": 2},
+              {"id": "agg", "kind": "keyed_aggregate", "parallelism": 2},
+              {"id": "snk", "kind": "sink"}],
+            "edges": [{"from": "src", "to": "m"}, {"from": "m", "to": "agg"},
+              {"from": "agg", "to": "snk"}],
+            "events": [
+              {"at": "1s", "set_cost": {"operator": "ghost", "cost": "20s"}},
+              {"at": "1s", "set_rate": {"operator": "m", "rate": 5}},
+              {"at": "1s", "set_rate": {"operator": "src", "rate": 0}},
+              {"at": "1s", "set_rate": {"operator": "ghost", "rate": 5}},
+              {"at": "1s", "fail": {"operator": "m", "subtask": 7}},
+              {"at": "1s", "fail": {"operator": "ghost", "subtask": 0}},
+              {"at": "99s", "trigger_checkpoint": {}},
+              {"at": "2s", "set_partitioner": {"from": "src", "to": "snk", "partitioner": "hash"}},
+              {"at": "2s", "set_partitioner": {"from": "src", "to": "m", "partitioner": "forward"}},
+              {"at": "2s", "set_partitioner": {"from": "m", "to": "agg", "partitioner": "rebalance"}},
+              {"at": "3s", "set_config": {"key": "taskmanager.numberOfTaskSlots", "value": "4"}},
+              {"at": "3s", "set_config": {"key": "execution.checkpointing.interval", "value": "1ms"}},
+              {"at": "4s", "resubmit": {"from": "latest", "remove_operators": ["src"]}},
+              {"at": "4s", "resubmit": {"from": "latest", "remove_operators": ["snk"]}},
+              {"at": "4s", "resubmit": {"from": "latest", "parallelism": {"src": 3}}},
+              {"at": "4s", "resubmit": {"from": "latest", "remove_edges": [{"from": "m", "to": "snk"}]}},
+              {"at": "4s", "resubmit": {"from": "latest", "add_edges": [{"from": "src", "to": "agg", "partitioner": "hash"}]}},
+              {"at": "4s", "resubmit": {"from": "latest", "remove_operators": ["agg"]}}]}"#,
+        // Too few slots for the job.
+        r#"{"version": 2, "name": "slots", "seed": 1, "duration": "10s",
+            "config": {"minicluster.number-of-taskmanagers": 1},
+            "operators": [{"id": "src", "kind": "source", "parallelism": 3},
+              {"id": "snk", "kind": "sink", "parallelism": 3}],
+            "edges": [{"from": "src", "to": "snk"}]}"#,
+        // An operator's fields that do not parse, then a misspelt config key.
+        r#"{"version": 2, "name": "fields", "seed": 1, "duration": "10s",
+            "config": {"execution.checkpointing.aligned-checkpoint.timeout": "1s"},
+            "operators": [{"id": "src", "kind": "source", "record_size": "4 parsecs"},
+              {"id": "m", "kind": "map", "cost": "10 parsecs"},
+              {"id": "snk", "kind": "sink", "disable_chaining": true, "start_new_chain": true}],
+            "edges": [{"from": "src", "to": "m"}, {"from": "m", "to": "snk"}]}"#,
+        // An alias and its key together; an event's unknown key.
+        r#"{"version": 2, "name": "alias", "seed": 1, "duration": "10s",
+            "config": {"execution.checkpointing.unaligned": false,
+              "execution.checkpointing.unaligned.enabled": false},
+            "operators": [{"id": "src", "kind": "source"}, {"id": "snk", "kind": "sink"}],
+            "edges": [{"from": "src", "to": "snk"}]}"#,
+        r#"{"version": 2, "name": "event-key", "seed": 1, "duration": "10s",
+            "operators": [{"id": "src", "kind": "source"}, {"id": "snk", "kind": "sink"}],
+            "edges": [{"from": "src", "to": "snk"}],
+            "events": [{"at": "1s", "set_config": {"key": "no.such.key", "value": 1}}]}"#,
+        // Past the cost limits: channels, then record-hops per second.
+        r#"{"version": 2, "name": "channels", "seed": 1, "duration": "10s",
+            "operators": [{"id": "src", "kind": "source", "parallelism": 300},
+              {"id": "snk", "kind": "sink", "parallelism": 300}],
+            "edges": [{"from": "src", "to": "snk", "partitioner": "rebalance"}]}"#,
+        r#"{"version": 2, "name": "hops", "seed": 1, "duration": "10s",
+            "operators": [
+              {"id": "src", "kind": "source", "parallelism": 32, "rate": 1000000, "cost": "0us"},
+              {"id": "m", "kind": "map", "parallelism": 32, "cost": "0us"},
+              {"id": "snk", "kind": "sink", "parallelism": 32, "cost": "0us"}],
+            "edges": [{"from": "src", "to": "m", "partitioner": "rebalance"},
+              {"from": "m", "to": "snk"}]}"#,
+        // A guide that does not fit the job: an unknown operator, a try that breaks it.
+        r#"{"version": 2, "name": "guide", "seed": 1, "duration": "10s",
+            "operators": [{"id": "src", "kind": "source"}, {"id": "snk", "kind": "sink"}],
+            "edges": [{"from": "src", "to": "snk"}],
+            "guide": {"watch": ["w"], "expect": [{"metric": "median_end_to_end_ms",
+              "operator": "ghost", "max": 5, "says": "s"}]}}"#,
+        r#"{"version": 2, "name": "guide-try", "seed": 1, "duration": "10s",
+            "operators": [{"id": "src", "kind": "source"}, {"id": "snk", "kind": "sink"}],
+            "edges": [{"from": "src", "to": "snk"}],
+            "guide": {"watch": ["w"], "try": [{"label": "l", "why": "w",
+              "set": {"execution.checkpointing.interval": "1ms"}}]}}"#,
+    ];
+    let mut codes = BTreeSet::new();
+    let (mut n, mut bad) = (0, vec![]);
+    for json in docs {
+        let doc = crate::scenario::parse_json(json).unwrap_or_else(|e| panic!("{e}"));
+        for p in crate::scenario::check::problems(&doc) {
+            let what = format!("{} {}", doc.name, p.path);
+            let msg = p
+                .msg
+                .as_ref()
+                .unwrap_or_else(|| panic!("{what}: no structured form for {:?}", p.message));
+            check_msg(&what, msg, &p.message);
+            let zh = messages::render(msg, Lang::Zh);
+            let left = english_left(msg, &zh);
+            if !left.is_empty() {
+                bad.push(format!("{what}: English left {left:?} in {zh:?}"));
+            }
+            let mut c = vec![];
+            msg.codes(&mut c);
+            codes.extend(c);
+            n += 1;
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    assert!(
+        n >= 40 && codes.len() >= 35,
+        "{n} problems, {} codes",
+        codes.len()
+    );
 }
