@@ -71,17 +71,19 @@ const ALLOW = [
   // `parallelism`, `cost`, `delivery: idempotent`, partitioners), as a link spells them.
   'rebalance', 'hash', 'forward', 'rescale', 'broadcast', 'flat', 'parallelism', 'cost', 'rate',
   'records', 'keys', 'skew', 'legacy', 'retention', 'delivery', 'idempotent',
+  // An editor problem's path into the document (`operators[5]`, `edges`), as the format
+  // spells it.
+  'operators', 'edges',
 ];
 
 /** Latin words of a panel's visible text that are not Flink's terms. */
-// Texts inside the scanned panels left out of the scan: the engine's and the scenario
-// reader's validation messages (the editor's problems, not given a structured form yet),
-// the job view inside the comparison (translated with the job view) and the Resubmit
-// dialog's JSON preview (the scenario event itself, as a link spells it). The diagnosis's
-// computed sentences, a remedy's effect and the editor's event sentences are scanned
-// (they come from their structured form, `engine::log::Msg`).
+// Texts inside the scanned panels left out of the scan: the job view inside the
+// comparison (translated with the job view) and the Resubmit dialog's JSON preview (the
+// scenario event itself, as a link spells it). The diagnosis's computed sentences, a
+// remedy's effect, the editor's event sentences and its problems (the engine's and the
+// scenario reader's validation messages) are scanned: they come from their structured
+// form, `engine::log::Msg`.
 const ENGINE_TEXTS = [
-  '[data-testid="editor-problem"]', '[data-testid="editor-event-problem"]',
   '[data-testid^="compare-run-"]', '[data-testid="resubmit-json"]',
 ];
 
@@ -248,6 +250,19 @@ test('diagnosis, compare, the editor and the failure / recovery entries of the e
   await page.getByTestId('edit-job').click();
   await page.getByTestId('editor').waitFor();
   assert.match(await page.getByTestId('editor').locator('h2').first().innerText(), /编辑作业/);
+  // Problems in the draft, in Chinese: a sink with no input and a cycle.
+  for (const kind of ['map', 'map', 'sink']) {
+    await page.getByTestId('editor-add-kind').selectOption(kind);
+    await page.getByTestId('editor-add').click();
+  }
+  for (const [from, to] of [['map', 'map2'], ['map2', 'map']]) {
+    await page.getByTestId('editor-connect-from').selectOption(from);
+    await page.getByTestId('editor-connect-to').selectOption(to);
+    await page.getByTestId('editor-connect').click();
+  }
+  const listed = await page.getByTestId('editor-problem').allTextContents();
+  assert.ok(listed.length >= 2, `the draft's problems: ${JSON.stringify(listed)}`);
+  assert.ok(listed.some((p) => /没有输入/.test(p)) && listed.some((p) => /环/.test(p)), JSON.stringify(listed));
   await page.getByTestId('editor').scrollIntoViewIfNeeded();
   await page.screenshot({ path: join(SCREENSHOTS, 'i18n-zh-editor-1440.png') });
   await scan('editor');
