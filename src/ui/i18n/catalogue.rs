@@ -104,6 +104,9 @@ pub const ZH: &[(&str, &str)] = &[
     ("job configuration (CheckpointConfig), read when the job is submitted: a running job needs stop-with-savepoint and a resubmission", "作业配置（CheckpointConfig），在提交作业时读取：运行中的作业需要 stop-with-savepoint 并重新提交"),
     ("network configuration of the TaskManagers, read when the tasks' gates and pools are set up: a restart (the job redeployed)", "TaskManager 的网络配置，在建立任务的输入门和缓冲池时读取：需要一次重启（重新部署作业）"),
     ("a rescale: the job restarts from a checkpoint or savepoint with the new parallelism", "一次扩缩容：作业以新的并行度从检查点或保存点重启"),
+    // A remedy experiment that cannot run (scenario::remedies::RemedyRun).
+    ("unknown remedy '{0}' (known: {1})", "未知的补救措施 '{0}'（已知：{1}）"),
+    ("no {0} remedy here (no bottleneck operator named)", "这里没有 {0} 补救措施（没有指出瓶颈算子）"),
     // The editor's event sentences (scenario::edit::event_message), by code.
     ("at {0}, {1}", "在 {0}，{1}"),
     ("the cost of {0} becomes {1} per record", "{0} 每条记录的耗时变为 {1}"),

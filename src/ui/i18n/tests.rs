@@ -376,6 +376,47 @@ fn a_remedy_effect_translates_from_its_structured_form() {
     assert!(checked >= 5, "{checked} effects");
 }
 
+/// A remedy experiment that cannot run (an unknown remedy, a job that does not
+/// validate, no bottleneck to double) fails with a Msg whose English is the old text.
+#[test]
+fn a_refused_remedy_translates_from_its_structured_form() {
+    use crate::scenario::remedies::{RemedyRun, NAMES};
+    let ok = crate::scenario::preset("backpressure").unwrap();
+    let why = RemedyRun::new(&ok, "nonsense", None).err().unwrap();
+    let english = format!("unknown remedy 'nonsense' (known: {})", NAMES.join(", "));
+    check_msg("unknown remedy", &why, &english);
+    assert!(messages::render(&why, Lang::Zh).contains("unaligned、alignment_timeout"));
+
+    let broken = crate::scenario::parse_json(
+        r#"{"version": 2, "name": "broken", "seed": 1, "duration": "10s",
+            "operators": [{"id": "src", "kind": "source"}, {"id": "snk", "kind": "sink"},
+              {"id": "lonely", "kind": "sink"}],
+            "edges": [{"from": "src", "to": "snk"}]}"#,
+    )
+    .unwrap();
+    let why = RemedyRun::new(&broken, "unaligned", None).err().unwrap();
+    let e = crate::scenario::to_spec(&broken).err().unwrap();
+    check_msg("broken job", &why, &format!("{}: {}", e.path, e.message));
+    assert!(english_left(&why, &messages::render(&why, Lang::Zh)).is_empty());
+
+    let calm = crate::scenario::parse_json(
+        r#"{"version": 2, "name": "calm", "seed": 1, "duration": "2s",
+            "operators": [{"id": "src", "kind": "source", "rate": 10}, {"id": "snk", "kind": "sink"}],
+            "edges": [{"from": "src", "to": "snk"}]}"#,
+    )
+    .unwrap();
+    let why = RemedyRun::new(&calm, "parallelism", None)
+        .unwrap()
+        .finish()
+        .err()
+        .unwrap();
+    check_msg(
+        "no bottleneck",
+        &why,
+        "no parallelism remedy here (no bottleneck operator named)",
+    );
+}
+
 #[test]
 fn the_editors_event_sentences_translate_from_their_structured_form() {
     use crate::scenario::edit::{add_event, event_message, event_sentence, EventKind};
