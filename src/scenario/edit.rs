@@ -6,7 +6,8 @@
 //! was — an unknown operator or edge, a self-loop, a second edge between the same pair,
 //! an edge into a source or out of a sink, a new id that is empty or taken, a value
 //! that does not parse (`"fast"` as a rate, `"5 parsecs"` as a cost), a setting of
-//! another kind. Anything a later edit can fix — a cycle, a `forward` edge between
+//! another kind (the error carries its message's structured `Msg`, so the editor shows
+//! the refusal in the viewer's language). Anything a later edit can fix — a cycle, a `forward` edge between
 //! different parallelisms, a dangling operator, a number out of range — is stored, and
 //! `check::problems` names it inline. Removing an operator removes its edges; removing
 //! an operator or an edge drops the recorded events that name it and returns how many.
@@ -27,11 +28,16 @@ use super::document::{
     SizeValue, DELIVERIES, PARTITIONERS,
 };
 use super::error::ScenarioError;
-use crate::engine::log::{text, Arg, Msg};
+use crate::engine::log::{list_of, text, Arg, Msg};
 use crate::engine::spec::Partitioner;
-use crate::engine::time::{parse_duration, parse_size};
+use crate::engine::time::{parse_duration, parse_duration_msg, parse_size_msg};
 
 type Res<T> = Result<T, ScenarioError>;
+
+/// A refused edit: its message structured (the editor shows it in the viewer's language).
+fn err(path: impl Into<String>, code: &'static str, args: Vec<Arg>) -> ScenarioError {
+    ScenarioError::of(path, Msg::new(code, args))
+}
 
 /// The stem of a new operator's id.
 fn stem(kind: Kind) -> &'static str {
@@ -60,16 +66,17 @@ fn operator_at(doc: &Document, id: &str) -> Res<usize> {
     doc.operators
         .iter()
         .position(|o| o.id == id)
-        .ok_or_else(|| ScenarioError::new("operators", format!("no operator '{id}'")))
+        .ok_or_else(|| err("operators", "no operator '{0}'", vec![text(id)]))
 }
 
 fn edge_at(doc: &Document, index: usize) -> Res<()> {
     if index < doc.edges.len() {
         Ok(())
     } else {
-        Err(ScenarioError::new(
+        Err(err(
             format!("edges[{index}]"),
-            format!("no such edge (the job has {})", doc.edges.len()),
+            "no such edge (the job has {0})",
+            vec![text(doc.edges.len())],
         ))
     }
 }
@@ -108,12 +115,13 @@ pub fn rename_operator(doc: &mut Document, old: &str, new: &str) -> Res<()> {
     let i = operator_at(doc, old)?;
     let path = format!("operators[{i}].id");
     if new.is_empty() || new.len() > 64 {
-        return Err(ScenarioError::new(path, "must be 1 to 64 characters"));
+        return Err(err(path, "must be 1 to 64 characters", vec![]));
     }
     if new != old && doc.operators.iter().any(|o| o.id == new) {
-        return Err(ScenarioError::new(
+        return Err(err(
             path,
-            format!("'{new}' is already the id of another operator"),
+            "'{0}' is already the id of another operator",
+            vec![text(new)],
         ));
     }
     let swap = |s: &mut String| {
@@ -167,18 +175,21 @@ pub fn connect(
     let f = operator_at(doc, from)?;
     let t = operator_at(doc, to)?;
     let path = format!("edges[{}]", doc.edges.len());
-    let reject = |m: String| Err(ScenarioError::new(path.clone(), m));
+    let reject = |code, args| Err(err(path.clone(), code, args));
     if f == t {
-        return reject(format!("'{to}' cannot feed itself"));
+        return reject("'{0}' cannot feed itself", vec![text(to)]);
     }
     if doc.edges.iter().any(|e| e.from == from && e.to == to) {
-        return reject(format!("there is already an edge {from} -> {to}"));
+        return reject(
+            "there is already an edge {0} -> {1}",
+            vec![text(from), text(to)],
+        );
     }
     if doc.operators[t].kind == Kind::Source {
-        return reject(format!("'{to}' is a source and takes no input"));
+        return reject("'{0}' is a source and takes no input", vec![text(to)]);
     }
     if doc.operators[f].kind == Kind::Sink {
-        return reject(format!("'{from}' is a sink and has no output"));
+        return reject("'{0}' is a sink and has no output", vec![text(from)]);
     }
     doc.edges.push(EdgeDoc {
         from: from.to_string(),
@@ -354,28 +365,35 @@ pub fn set_setting(doc: &mut Document, id: &str, setting: Setting, text: &str) -
     let kind = doc.operators[i].kind;
     let path = format!("operators[{i}].{}", setting.name());
     if !setting.applies_to(kind) {
-        return Err(ScenarioError::new(
+        return Err(err(
             path,
-            format!(
-                "'{}' does not apply to a {} operator",
-                setting.name(),
-                kind.name()
-            ),
+            "'{0}' does not apply to a {1} operator",
+            vec![self::text(setting.name()), self::text(kind.name())],
         ));
     }
     let text = text.trim();
-    let bad = |what: &str| ScenarioError::new(path.clone(), format!("'{text}' is not {what}"));
-    let whole = |t: &str| t.parse::<u64>().map_err(|_| bad("a whole number"));
-    let small =
-        |t: &str| whole(t).and_then(|v| u32::try_from(v).map_err(|_| bad("a number below 2^32")));
+    let bad = |what: Arg| {
+        err(
+            path.clone(),
+            "'{0}' is not {1}",
+            vec![self::text(text), what],
+        )
+    };
+    let whole = |t: &str| {
+        t.parse::<u64>()
+            .map_err(|_| bad(Arg::Word("a whole number")))
+    };
+    let small = |t: &str| {
+        whole(t).and_then(|v| u32::try_from(v).map_err(|_| bad(Arg::Word("a number below 2^32"))))
+    };
     let real = |t: &str| match t.parse::<f64>() {
         Ok(v) if v.is_finite() => Ok(v),
-        _ => Err(bad("a number")),
+        _ => Err(bad(Arg::Word("a number"))),
     };
     let duration = |t: &str| {
-        parse_duration(t)
+        parse_duration_msg(t)
             .map(|_| t.to_string())
-            .map_err(|m| ScenarioError::new(path.clone(), m))
+            .map_err(|m| ScenarioError::of(path.clone(), m))
     };
     let o = &mut doc.operators[i];
     let set = !text.is_empty();
@@ -390,7 +408,7 @@ pub fn set_setting(doc: &mut Document, id: &str, setting: Setting, text: &str) -
             } else if let Ok(b) = text.parse::<u64>() {
                 Some(SizeValue::Bytes(b))
             } else {
-                parse_size(text).map_err(|m| ScenarioError::new(path.clone(), m))?;
+                parse_size_msg(text).map_err(|m| ScenarioError::of(path.clone(), m))?;
                 Some(SizeValue::Text(text.to_string()))
             }
         }
@@ -401,7 +419,7 @@ pub fn set_setting(doc: &mut Document, id: &str, setting: Setting, text: &str) -
                 "" => None,
                 "true" => Some(true),
                 "false" => Some(false),
-                _ => return Err(bad("true or false")),
+                _ => return Err(bad(Arg::Word("true or false"))),
             }
         }
         Setting::Retention => o.retention = set.then(|| duration(text)).transpose()?,
@@ -411,7 +429,11 @@ pub fn set_setting(doc: &mut Document, id: &str, setting: Setting, text: &str) -
             Some(d) => o.delivery = Some(d),
             None => {
                 let names: Vec<&str> = DELIVERIES.into_iter().map(delivery_name).collect();
-                return Err(bad(&format!("a delivery ({})", names.join(", "))));
+                return Err(bad(Msg::new(
+                    "a delivery ({0})",
+                    vec![list_of(&names, ", ")],
+                )
+                .into()));
             }
         },
     }
@@ -509,9 +531,10 @@ fn event_at(doc: &Document, index: usize) -> Res<()> {
     if index < doc.events.len() {
         Ok(())
     } else {
-        Err(ScenarioError::new(
+        Err(err(
             format!("events[{index}]"),
-            format!("no such event (the timeline has {})", doc.events.len()),
+            "no such event (the timeline has {0})",
+            vec![text(doc.events.len())],
         ))
     }
 }
@@ -536,20 +559,18 @@ fn sort_events(doc: &mut Document, index: usize) -> usize {
 /// of 2 s. Returns its index (events stay in time order).
 pub fn add_event(doc: &mut Document, kind: EventKind, at: &str) -> Res<usize> {
     let path = format!("events[{}]", doc.events.len());
-    parse_duration(at).map_err(|m| ScenarioError::new(format!("{path}.at"), m))?;
+    parse_duration_msg(at).map_err(|m| ScenarioError::of(format!("{path}.at"), m))?;
     let target = |sources_only: bool| {
         doc.operators
             .iter()
             .find(|o| !sources_only || o.kind == Kind::Source)
             .ok_or_else(|| {
-                ScenarioError::new(
-                    path.clone(),
-                    if sources_only {
-                        "the job has no source whose rate could change"
-                    } else {
-                        "the job has no operator yet"
-                    },
-                )
+                let code = if sources_only {
+                    "the job has no source whose rate could change"
+                } else {
+                    "the job has no operator yet"
+                };
+                err(path.clone(), code, vec![])
             })
     };
     let action = match kind {
@@ -596,7 +617,7 @@ pub fn add_event(doc: &mut Document, kind: EventKind, at: &str) -> Res<usize> {
 pub fn set_event_time(doc: &mut Document, index: usize, at: &str) -> Res<usize> {
     event_at(doc, index)?;
     let at = at.trim();
-    parse_duration(at).map_err(|m| ScenarioError::new(format!("events[{index}].at"), m))?;
+    parse_duration_msg(at).map_err(|m| ScenarioError::of(format!("events[{index}].at"), m))?;
     doc.events[index].at = at.to_string();
     Ok(sort_events(doc, index))
 }
@@ -610,9 +631,10 @@ pub fn set_event_operator(doc: &mut Document, index: usize, id: &str) -> Res<()>
     match &mut doc.events[index].action {
         ActionDoc::SetRate { operator, .. } => {
             if !is_source {
-                return Err(ScenarioError::new(
+                return Err(err(
                     format!("{path}.set_rate.operator"),
-                    format!("'{id}' is not a source: only a source has a rate"),
+                    "'{0}' is not a source: only a source has a rate",
+                    vec![text(id)],
                 ));
             }
             *operator = id.to_string();
@@ -620,12 +642,7 @@ pub fn set_event_operator(doc: &mut Document, index: usize, id: &str) -> Res<()>
         ActionDoc::SetCost { operator, .. } | ActionDoc::Fail { operator, .. } => {
             *operator = id.to_string()
         }
-        _ => {
-            return Err(ScenarioError::new(
-                path,
-                "this event does not name an operator",
-            ))
-        }
+        _ => return Err(err(path, "this event does not name an operator", vec![])),
     }
     Ok(())
 }
@@ -637,13 +654,17 @@ pub fn set_event_value(doc: &mut Document, index: usize, text: &str) -> Res<()> 
     event_at(doc, index)?;
     let text = text.trim();
     let path = format!("events[{index}]");
-    let bad = |field: &str, what: &str| {
-        ScenarioError::new(format!("{path}.{field}"), format!("'{text}' is not {what}"))
+    let bad = |field: &str, what: &'static str| {
+        err(
+            format!("{path}.{field}"),
+            "'{0}' is not {1}",
+            vec![self::text(text), Arg::Word(what)],
+        )
     };
     match &mut doc.events[index].action {
         ActionDoc::SetCost { cost, .. } => {
-            parse_duration(text)
-                .map_err(|m| ScenarioError::new(format!("{path}.set_cost.cost"), m))?;
+            parse_duration_msg(text)
+                .map_err(|m| ScenarioError::of(format!("{path}.set_cost.cost"), m))?;
             *cost = text.to_string();
         }
         ActionDoc::SetRate { rate, .. } => match text.parse::<f64>() {
@@ -670,7 +691,7 @@ pub fn set_event_value(doc: &mut Document, index: usize, text: &str) -> Res<()> 
         | ActionDoc::StopWithSavepoint { .. }
         | ActionDoc::Resubmit(_)
         | ActionDoc::SetPartitioner { .. } => {
-            return Err(ScenarioError::new(path, "this event has no value to set"))
+            return Err(err(path, "this event has no value to set", vec![]))
         }
     }
     Ok(())
@@ -682,14 +703,15 @@ pub fn set_event_key(doc: &mut Document, index: usize, key: &str) -> Res<()> {
     let key = key.trim();
     let path = format!("events[{index}].set_config.key");
     if crate::engine::config::canonical_key(key).is_none() {
-        return Err(ScenarioError::new(
+        return Err(err(
             path,
-            format!("'{key}' is not a setting the playground knows"),
+            "'{0}' is not a setting the playground knows",
+            vec![text(key)],
         ));
     }
     match &mut doc.events[index].action {
         ActionDoc::SetConfig { key: k, .. } => *k = key.to_string(),
-        _ => return Err(ScenarioError::new(path, "this event changes no setting")),
+        _ => return Err(err(path, "this event changes no setting", vec![])),
     }
     Ok(())
 }
@@ -894,9 +916,10 @@ pub fn as_edited(original: &Document, mut draft: Document) -> Document {
 pub fn set_name(doc: &mut Document, name: &str) -> Res<()> {
     let name = name.trim();
     if name.is_empty() || name.chars().count() > MAX_NAME {
-        return Err(ScenarioError::new(
+        return Err(err(
             "name",
-            format!("must be 1 to {MAX_NAME} characters"),
+            "must be 1 to {0} characters",
+            vec![text(MAX_NAME)],
         ));
     }
     doc.name = name.to_string();

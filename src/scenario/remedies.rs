@@ -22,7 +22,10 @@
 //! through the same [`RemedyRun`], so the UI and the CLI give the same figures; the as-is
 //! run is the same for every remedy of a document, so [`RemedyRun::with_base`] takes its
 //! report from an earlier experiment on the identical document (the CLI's one run, the
-//! UI's cache) and runs only the remedy's variant.
+//! UI's cache) and runs only the remedy's variant. An experiment that cannot run (an
+//! unknown remedy, a document or variant that does not validate, no bottleneck to double)
+//! fails with a structured `engine::log::Msg` (the UI shows it in the viewer's language;
+//! [`measure`] reports its English).
 //!
 //! When a remedy applies: in Flink every one of them is configuration read when the job
 //! (or its TaskManagers) starts — a running job cannot switch to unaligned checkpoints,
@@ -35,7 +38,7 @@
 use super::compare::{Figures, Mode, TIMEOUT_KEY, UNALIGNED_KEY};
 use super::document::Document;
 use crate::engine::diagnosis::dur;
-use crate::engine::log::{text, Arg, Msg};
+use crate::engine::log::{list_of, text, Arg, Msg};
 use crate::engine::report::{CheckpointReport, Report};
 use crate::engine::time::{format_bytes, Micros};
 use crate::engine::Engine;
@@ -326,10 +329,20 @@ pub fn slowest_checkpoint(r: &Report) -> Option<u64> {
         .map(|c| c.id)
 }
 
-fn engine_of(doc: &Document) -> Result<(Engine, Micros), String> {
-    let spec = super::to_spec(doc).map_err(|e| format!("{}: {}", e.path, e.message))?;
+/// Why an experiment cannot run: the document's or the job's problem as `path: message`
+/// (the English is exactly that line), its message structured where the check gives one.
+fn engine_of(doc: &Document) -> Result<(Engine, Micros), Msg> {
+    let located = |path: &str, message: Arg| Msg::new("{0}: {1}", vec![text(path), message]);
+    let spec = super::to_spec(doc).map_err(|e| located(&e.path, e.structured().into()))?;
     let end = spec.duration;
-    Ok((Engine::new(spec).map_err(|e| e.to_string())?, end))
+    let engine = Engine::new(spec).map_err(|e| {
+        let message = match e.msg {
+            Some(m) if m.english() == e.message => m.into(),
+            _ => text(&e.message),
+        };
+        located(&e.path, message)
+    })?;
+    Ok((engine, end))
 }
 
 /// Where the as-is run of a [`RemedyRun`] stands.
@@ -353,16 +366,16 @@ pub struct RemedyRun {
     /// counts the remedy's run alone.
     base_given: bool,
     with: Option<(Remedy, Engine, Micros)>,
-    outcome: Option<Result<Outcome, String>>,
+    outcome: Option<Result<Outcome, Msg>>,
 }
 
-fn check_name(name: &str) -> Result<(), String> {
+fn check_name(name: &str) -> Result<(), Msg> {
     if NAMES.contains(&name) {
         Ok(())
     } else {
-        Err(format!(
-            "unknown remedy '{name}' (known: {})",
-            NAMES.join(", ")
+        Err(Msg::new(
+            "unknown remedy '{0}' (known: {1})",
+            vec![text(name), list_of(&NAMES, ", ")],
         ))
     }
 }
@@ -370,7 +383,7 @@ fn check_name(name: &str) -> Result<(), String> {
 impl RemedyRun {
     /// The experiment of remedy `name` (one of [`NAMES`]) on `doc`, its effect measured
     /// on checkpoint `checkpoint` (`None`: the as-is run's slowest).
-    pub fn new(doc: &Document, name: &str, checkpoint: Option<u64>) -> Result<RemedyRun, String> {
+    pub fn new(doc: &Document, name: &str, checkpoint: Option<u64>) -> Result<RemedyRun, Msg> {
         check_name(name)?;
         let (base, end) = engine_of(doc)?;
         Ok(RemedyRun {
@@ -393,7 +406,7 @@ impl RemedyRun {
         name: &str,
         checkpoint: Option<u64>,
         report: Report,
-    ) -> Result<RemedyRun, String> {
+    ) -> Result<RemedyRun, Msg> {
         check_name(name)?;
         Ok(RemedyRun {
             name: name.into(),
@@ -464,9 +477,9 @@ impl RemedyRun {
                 .find(|(r, _)| r.name == self.name);
             match found {
                 None => {
-                    self.outcome = Some(Err(format!(
-                        "no {} remedy here (no bottleneck operator named)",
-                        self.name
+                    self.outcome = Some(Err(Msg::new(
+                        "no {0} remedy here (no bottleneck operator named)",
+                        vec![text(&self.name)],
                     )))
                 }
                 Some((remedy, v)) => match engine_of(&v) {
@@ -494,12 +507,12 @@ impl RemedyRun {
     }
 
     /// The outcome, once [`RemedyRun::advance`] returned `true`.
-    pub fn outcome(&self) -> Option<&Result<Outcome, String>> {
+    pub fn outcome(&self) -> Option<&Result<Outcome, Msg>> {
         self.outcome.as_ref()
     }
 
     /// Runs to the end at once (the CLI, tests).
-    pub fn finish(mut self) -> Result<Outcome, String> {
+    pub fn finish(mut self) -> Result<Outcome, Msg> {
         loop {
             self.advance(1_000_000);
             if let Some(outcome) = self.outcome.take() {
@@ -512,7 +525,7 @@ impl RemedyRun {
 /// Every remedy's [`Outcome`] on `doc` (the as-is run once, shared), the effect measured
 /// on `checkpoint` (`None`: the as-is run's slowest).
 pub fn measure(doc: &Document, checkpoint: Option<u64>) -> Result<Experiment, String> {
-    let (mut e, end) = engine_of(doc)?;
+    let (mut e, end) = engine_of(doc).map_err(|m| m.english())?;
     e.run_until(end);
     let report = e.report();
     let checkpoint = checkpoint.or_else(|| slowest_checkpoint(&report));
@@ -523,10 +536,11 @@ pub fn measure(doc: &Document, checkpoint: Option<u64>) -> Result<Experiment, St
         skipped: Vec::new(),
     };
     for name in NAMES {
-        let run = RemedyRun::with_base(doc, name, checkpoint, report.clone())?;
+        let run =
+            RemedyRun::with_base(doc, name, checkpoint, report.clone()).map_err(|m| m.english())?;
         match run.finish() {
             Ok(o) => out.remedies.push(o),
-            Err(why) => out.skipped.push((name.to_string(), why)),
+            Err(why) => out.skipped.push((name.to_string(), why.english())),
         }
     }
     Ok(out)

@@ -31,6 +31,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
+use crate::engine::log::Msg;
 use crate::engine::report::{CheckpointReport, Report};
 use crate::engine::time::Micros;
 use crate::scenario::compare::{Comparison, Figures, Mode};
@@ -527,7 +528,7 @@ pub struct RemedyView {
     pub name: String,
     pub checkpoint: Option<u64>,
     pub progress: f64,
-    pub outcome: Option<Result<Outcome, String>>,
+    pub outcome: Option<Result<Outcome, Msg>>,
 }
 
 #[derive(Properties, PartialEq)]
@@ -563,7 +564,9 @@ pub fn remedy_comparison(props: &RemedyComparisonProps) -> Html {
                 </div>
             }
         }
-        Some(Err(why)) => html! { <p class="error" data-testid="remedy-error">{ why.clone() }</p> },
+        Some(Err(why)) => {
+            html! { <p class="error" data-testid="remedy-error">{ messages::render(why, current()) }</p> }
+        }
         Some(Ok(o)) => {
             let table = o.effect.as_ref().map(|e| {
                 let a = e.after.as_ref();

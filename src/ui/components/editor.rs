@@ -208,7 +208,14 @@ impl Reducible for DraftState {
             },
             Err(e) => DraftState {
                 doc: self.doc.clone(),
-                note: Some((e.to_string(), true)),
+                note: Some((
+                    format!(
+                        "{}: {}",
+                        e.path,
+                        messages::render(&e.structured(), current())
+                    ),
+                    true,
+                )),
             },
         })
     }

@@ -376,6 +376,124 @@ fn a_remedy_effect_translates_from_its_structured_form() {
     assert!(checked >= 5, "{checked} effects");
 }
 
+/// A remedy experiment that cannot run (an unknown remedy, a job that does not
+/// validate, no bottleneck to double) fails with a Msg whose English is the old text.
+#[test]
+fn a_refused_remedy_translates_from_its_structured_form() {
+    use crate::scenario::remedies::{RemedyRun, NAMES};
+    let ok = crate::scenario::preset("backpressure").unwrap();
+    let why = RemedyRun::new(&ok, "nonsense", None).err().unwrap();
+    let english = format!("unknown remedy 'nonsense' (known: {})", NAMES.join(", "));
+    check_msg("unknown remedy", &why, &english);
+    assert!(messages::render(&why, Lang::Zh).contains("unaligned、alignment_timeout"));
+
+    let broken = crate::scenario::parse_json(
+        r#"{"version": 2, "name": "broken", "seed": 1, "duration": "10s",
+            "operators": [{"id": "src", "kind": "source"}, {"id": "snk", "kind": "sink"},
+              {"id": "lonely", "kind": "sink"}],
+            "edges": [{"from": "src", "to": "snk"}]}"#,
+    )
+    .unwrap();
+    let why = RemedyRun::new(&broken, "unaligned", None).err().unwrap();
+    let e = crate::scenario::to_spec(&broken).err().unwrap();
+    check_msg("broken job", &why, &format!("{}: {}", e.path, e.message));
+    assert!(english_left(&why, &messages::render(&why, Lang::Zh)).is_empty());
+
+    let calm = crate::scenario::parse_json(
+        r#"{"version": 2, "name": "calm", "seed": 1, "duration": "2s",
+            "operators": [{"id": "src", "kind": "source", "rate": 10}, {"id": "snk", "kind": "sink"}],
+            "edges": [{"from": "src", "to": "snk"}]}"#,
+    )
+    .unwrap();
+    let why = RemedyRun::new(&calm, "parallelism", None)
+        .unwrap()
+        .finish()
+        .err()
+        .unwrap();
+    check_msg(
+        "no bottleneck",
+        &why,
+        "no parallelism remedy here (no bottleneck operator named)",
+    );
+}
+
+/// Every edit the editor refuses carries a Msg whose English is the refusal's text and
+/// whose Chinese keeps only values and Flink terms.
+#[test]
+fn a_refused_edit_translates_from_its_structured_form() {
+    use crate::scenario::edit::{self, EventKind, Setting};
+    let mut doc = crate::scenario::parse_json(
+        r#"{"version": 2, "name": "edits", "seed": 1, "duration": "10s",
+            "operators": [{"id": "src", "kind": "source"}, {"id": "m", "kind": "map"},
+              {"id": "snk", "kind": "sink"}],
+            "edges": [{"from": "src", "to": "m"}, {"from": "m", "to": "snk"}],
+            "events": [{"at": "1s", "trigger_checkpoint": {}},
+              {"at": "2s", "set_rate": {"operator": "src", "rate": 5}},
+              {"at": "3s", "fail": {"operator": "m", "subtask": 0}},
+              {"at": "4s", "set_config": {"key": "execution.checkpointing.interval", "value": "1s"}}]}"#,
+    )
+    .unwrap();
+    let d = &mut doc;
+    let refusals = [
+        edit::remove_operator(d, "ghost").err(),
+        edit::rename_operator(d, "m", "").err(),
+        edit::rename_operator(d, "m", "src").err(),
+        edit::connect(d, "m", "m", None).err(),
+        edit::connect(d, "src", "m", None).err(),
+        edit::connect(d, "m", "src", None).err(),
+        edit::connect(d, "snk", "m", None).err(),
+        edit::disconnect(d, 9).err(),
+        edit::set_setting(d, "m", Setting::Rate, "5").err(),
+        edit::set_setting(d, "m", Setting::Parallelism, "many").err(),
+        edit::set_setting(d, "m", Setting::Parallelism, "99999999999").err(),
+        edit::set_setting(d, "m", Setting::Cost, "5 parsecs").err(),
+        edit::set_setting(d, "src", Setting::Rate, "fast").err(),
+        edit::set_setting(d, "src", Setting::RecordSize, "4 parsecs").err(),
+        edit::set_setting(d, "src", Setting::Legacy, "maybe").err(),
+        edit::set_setting(d, "snk", Setting::Delivery, "carrier pigeon").err(),
+        edit::add_event(d, EventKind::Fail, "soon").err(),
+        edit::set_event_time(d, 0, "later").err(),
+        edit::set_event_operator(d, 1, "m").err(),
+        edit::set_event_operator(d, 0, "m").err(),
+        edit::set_event_value(d, 1, "fast").err(),
+        edit::set_event_value(d, 2, "first").err(),
+        edit::set_event_value(d, 0, "1").err(),
+        edit::set_event_key(d, 3, "no.such.key").err(),
+        edit::set_event_key(d, 0, "execution.checkpointing.interval").err(),
+        edit::remove_event(d, 9).err(),
+        edit::set_name(d, " ").err(),
+    ];
+    let mut empty = edit::new_empty_job(&doc);
+    let more = [
+        edit::add_event(&mut empty, EventKind::SetCost, "1s").err(),
+        edit::add_event(&mut empty, EventKind::SetRate, "1s").err(),
+    ];
+    let mut bad = vec![];
+    for (i, e) in refusals.iter().chain(more.iter()).enumerate() {
+        let e = e
+            .as_ref()
+            .unwrap_or_else(|| panic!("edit {i} was not refused"));
+        let what = format!("edit {i} {}", e.path);
+        let msg = e
+            .msg
+            .as_ref()
+            .unwrap_or_else(|| panic!("{what}: no structured form for {:?}", e.message));
+        check_msg(&what, msg, &e.message);
+        let zh = messages::render(msg, Lang::Zh);
+        let left = english_left(msg, &zh);
+        if !left.is_empty() {
+            bad.push(format!("{what}: English left {left:?} in {zh:?}"));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    let e = refusals[4].as_ref().unwrap();
+    assert_eq!(e.message, "there is already an edge src -> m");
+    assert_eq!(
+        messages::render(e.msg.as_ref().unwrap(), Lang::Zh),
+        "已经有一条边 src -> m"
+    );
+}
+
 #[test]
 fn the_editors_event_sentences_translate_from_their_structured_form() {
     use crate::scenario::edit::{add_event, event_message, event_sentence, EventKind};
@@ -456,6 +574,9 @@ fn english_left(msg: &crate::engine::log::Msg, zh: &str) -> Vec<String> {
         "disable_chaining",
         "start_new_chain",
         "disableChaining",
+        // JSON values.
+        "true",
+        "false",
         "taskmanager",
         "numberOfTaskSlots",
         // Units, as the scenario format spells them.
