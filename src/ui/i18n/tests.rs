@@ -473,17 +473,12 @@ fn a_refused_edit_translates_from_its_structured_form() {
         let e = e
             .as_ref()
             .unwrap_or_else(|| panic!("edit {i} was not refused"));
-        let what = format!("edit {i} {}", e.path);
-        let msg = e
-            .msg
-            .as_ref()
-            .unwrap_or_else(|| panic!("{what}: no structured form for {:?}", e.message));
-        check_msg(&what, msg, &e.message);
-        let zh = messages::render(msg, Lang::Zh);
-        let left = english_left(msg, &zh);
-        if !left.is_empty() {
-            bad.push(format!("{what}: English left {left:?} in {zh:?}"));
-        }
+        translated(
+            &format!("edit {i} {}", e.path),
+            e.msg.as_ref(),
+            &e.message,
+            &mut bad,
+        );
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
     let e = refusals[4].as_ref().unwrap();
@@ -546,6 +541,25 @@ fn refused_settings_translate_from_their_structured_form() {
             .unwrap_or_else(|| panic!("{key} = {value}: no structured form: {}", e.message));
         check_msg(&format!("{key} = {value}"), msg, &e.message);
     }
+}
+
+/// Checks that a refusal or problem `what` has a structured form whose English is
+/// `english` and whose codes have Chinese (`check_msg`), and books in `bad` any English its
+/// Chinese keeps ([`english_left`]). Returns the structured form.
+fn translated<'m>(
+    what: &str,
+    msg: Option<&'m crate::engine::log::Msg>,
+    english: &str,
+    bad: &mut Vec<String>,
+) -> &'m crate::engine::log::Msg {
+    let msg = msg.unwrap_or_else(|| panic!("{what}: no structured form for {english:?}"));
+    check_msg(what, msg, english);
+    let zh = messages::render(msg, Lang::Zh);
+    let left = english_left(msg, &zh);
+    if !left.is_empty() {
+        bad.push(format!("{what}: English left {left:?} in {zh:?}"));
+    }
+    msg
 }
 
 /// Latin words of `zh` that are neither a value of `msg` (ids, numbers, keys: shown as
@@ -730,16 +744,7 @@ fn the_editors_problems_translate_from_their_structured_form() {
         let doc = crate::scenario::parse_json(json).unwrap_or_else(|e| panic!("{e}"));
         for p in crate::scenario::check::problems(&doc) {
             let what = format!("{} {}", doc.name, p.path);
-            let msg = p
-                .msg
-                .as_ref()
-                .unwrap_or_else(|| panic!("{what}: no structured form for {:?}", p.message));
-            check_msg(&what, msg, &p.message);
-            let zh = messages::render(msg, Lang::Zh);
-            let left = english_left(msg, &zh);
-            if !left.is_empty() {
-                bad.push(format!("{what}: English left {left:?} in {zh:?}"));
-            }
+            let msg = translated(&what, p.msg.as_ref(), &p.message, &mut bad);
             let mut c = vec![];
             msg.codes(&mut c);
             codes.extend(c);
