@@ -263,7 +263,7 @@ fn timeline(c: &CheckpointReport, now_ms: f64, all: &UseStateHandle<bool>) -> Ht
                 { for bars }
                 { for ticks }
             </svg>
-            { row_limit::footer("checkpoint-timeline", scores.len(), **all, i18n::t("the last to finish"), row_limit::toggle(all)) }
+            { row_limit::footer("checkpoint-timeline", scores.len(), all, i18n::t("the last to finish")) }
         </div>
     }
 }
@@ -302,7 +302,7 @@ fn checkpoint_detail(props: &DetailProps) -> Html {
             { timeline(c, now_ms, &all_timeline) }
             if props.table {
                 { subtask_table(c, &rows) }
-                { row_limit::footer("checkpoint-subtasks", scores.len(), *all_table, i18n::t("the slowest end to end"), row_limit::toggle(&all_table)) }
+                { row_limit::footer("checkpoint-subtasks", scores.len(), &all_table, i18n::t("the slowest end to end")) }
             }
         </div>
     }

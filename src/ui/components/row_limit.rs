@@ -39,18 +39,18 @@ pub fn pick(scores: &[f64], all: bool) -> Vec<usize> {
 }
 
 /// The line under a bounded table: `which` says which rows are drawn ("the slowest end
-/// to end"), in the viewer's language. Nothing for a table within the limit.
+/// to end"), in the viewer's language; its button flips `all`, the table's "show every
+/// row" state. Nothing for a table within the limit.
 #[cfg(target_arch = "wasm32")]
-pub fn footer(
-    testid: &str,
-    total: usize,
-    all: bool,
-    which: &str,
-    on_toggle: Callback<MouseEvent>,
-) -> Html {
+pub fn footer(testid: &str, total: usize, all: &UseStateHandle<bool>, which: &str) -> Html {
     if total <= ROW_LIMIT {
         return html! {};
     }
+    let on_toggle = {
+        let all = all.clone();
+        Callback::from(move |_: MouseEvent| all.set(!*all))
+    };
+    let all = **all;
     let shown = if all { total } else { ROW_LIMIT };
     let text = if all {
         tf("All {0} subtasks shown.", &[&total])
@@ -73,13 +73,6 @@ pub fn footer(
                 title={t("Drawing every row of a big job makes the page slower")}>{ label }</button>
         </p>
     }
-}
-
-/// A toggle for one table's "show all" state.
-#[cfg(target_arch = "wasm32")]
-pub fn toggle(state: &UseStateHandle<bool>) -> Callback<MouseEvent> {
-    let state = state.clone();
-    Callback::from(move |_| state.set(!*state))
 }
 
 #[cfg(test)]
