@@ -57,6 +57,8 @@ pub struct VertexBox {
     /// The box: header and its column of subtasks.
     pub y: f64,
     pub h: f64,
+    /// The room above its subtasks: the layout's tallest header and a gap (every
+    /// vertex's subtasks start at the same height, so a short header has room to spare).
     pub header_h: f64,
     /// Partitioners of the incoming edges, "hash from explode".
     pub inputs: Vec<String>,
@@ -232,12 +234,12 @@ impl Layout {
         let header_h = |ops: usize, inputs: bool| {
             HEADER_PAD + HEADER_LINE_H * (ops.max(1) as f64 + f64::from(u8::from(inputs)))
         };
-        let top = MARGIN
-            + headers
-                .iter()
-                .map(|(ops, inputs)| header_h(ops.len(), !inputs.is_empty()))
-                .fold(0.0, f64::max)
+        let header_room = headers
+            .iter()
+            .map(|(ops, inputs)| header_h(ops.len(), !inputs.is_empty()))
+            .fold(0.0, f64::max)
             + 4.0;
+        let top = MARGIN + header_room;
         // Subtask heights and slots. A job whose channels are only ever drawn summed
         // needs no room for one lane per channel.
         let per_channel = e.channels.len() <= AGGREGATE_ABOVE_CHANNELS;
@@ -341,7 +343,7 @@ impl Layout {
                     x: x_of(v) + group_dx(g),
                     y: MARGIN + tier_dy(column[v]),
                     h: stack_bottom - MARGIN + 4.0,
-                    header_h: header_h(ops.len(), !inputs.is_empty()),
+                    header_h: header_room,
                     ops,
                     inputs,
                 }

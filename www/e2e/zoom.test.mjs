@@ -309,18 +309,52 @@ const HASH_64_32 = {
 };
 
 
+/** The operator ids' screen rectangles as drawn: each clipped by its header's own
+ *  `<svg>` (enlarged far out, an id may run past its box and is cut there). */
+async function headerRects(page) {
+  return page.evaluate(() => [...document.querySelectorAll('[data-testid="job-stage"] .vertex-box')]
+    .map((box) => {
+      const t = box.querySelector('.op-name').getBoundingClientRect();
+      const c = box.querySelector('.vertex-room').getBoundingClientRect();
+      const x = Math.max(t.x, c.x);
+      const y = Math.max(t.y, c.y);
+      return { x, y, w: Math.min(t.right, c.right) - x, h: Math.min(t.bottom, c.bottom) - y };
+    })
+    .filter((r) => r.w > 0 && r.h > 0));
+}
+
+/** The smallest on-screen height of the names (operator ids, subtask names) inside the
+ *  stage's visible area. */
+async function smallestName(page) {
+  return page.evaluate(() => {
+    const stage = document.querySelector('[data-testid="job-stage"]').getBoundingClientRect();
+    const hs = [...document.querySelectorAll('[data-testid="job-stage"] :is(.op-name, .subtask-name)')]
+      .map((el) => el.getBoundingClientRect())
+      .filter((r) => r.height > 0 && r.bottom > stage.top && r.top < stage.bottom && r.right > stage.left && r.left < stage.right)
+      .map((r) => r.height);
+    return hs.length ? Math.min(...hs) : null;
+  });
+}
+
+/** Whether rectangle `a` lies within `b` (half a pixel of slack). */
+function inside(a, b) {
+  return a.x >= b.x - 0.5 && a.y >= b.y - 0.5 && a.x + a.w <= b.x + b.w + 0.5 && a.y + a.h <= b.y + b.h + 0.5;
+}
+
 /** Legibility facts of the fitted view: box size, fold, nothing covering anything. */
 async function legible(page, label) {
   const lanes = await page.getByTestId('job-lanes').evaluate((c) => ({ ...c.dataset }));
   const boxPx = Number(lanes.boxPx);
   const boxes = await rects(page, '.subtask-box');
   const names = await rects(page, '.subtask-name');
-  const headers = await rects(page, '.op-name');
+  const headers = await headerRects(page);
   const tmLabels = await rects(page, '.tm-label');
   const chips = await rects(page, '.ribbon-label');
   const facts = {
     label, boxPx, boxHPx: Number(lanes.boxHPx), tiers: Number(lanes.tiers), groups: Number(lanes.groups),
     detail: lanes.detail, boxes: boxes.length, chips: chips.length,
+    namePx: await smallestName(page),
+    text: await page.locator('[data-testid="job-stage"] .job-svg').getAttribute('data-text'),
   };
   assert.deepEqual(overlaps(boxes), [], `${label}: subtask boxes overlap`);
   assert.deepEqual(overlaps(names), [], `${label}: subtask names overlap`);
@@ -331,6 +365,11 @@ async function legible(page, label) {
   // 140 px chips covered the boxes around their 56 px gaps at fit.
   assert.deepEqual(crossings(chips, boxes), [], `${label}: lane chips cover subtask boxes`);
   assert.deepEqual(crossings(chips, headers), [], `${label}: lane chips cover vertex headers`);
+  // An enlarged subtask name stays inside its box.
+  if (names.length === boxes.length) {
+    const out = names.map((n, i) => (inside(n, boxes[i]) ? null : i)).filter((i) => i !== null);
+    assert.deepEqual(out, [], `${label}: subtask names leave their boxes`);
+  }
   facts.glyphs = await page.locator('[data-testid="job-stage"] .ribbon-glyph').count();
   return facts;
 }
@@ -347,6 +386,10 @@ test('a 60-operator pipeline, a 64 × 32 hash job and large are legible at fit',
     console.log(JSON.stringify(chain));
     assert.ok(chain.tiers > 1, `a long pipeline folds into tiers: ${JSON.stringify(chain)}`);
     assert.ok(chain.boxPx >= 35, `subtask boxes ≥ 35 px wide at fit (were 8): ${chain.boxPx}`);
+    // The names are enlarged to be read: an 8 px font is a line ~9 px tall (the
+    // operator ids were 4 px tall at 1280).
+    assert.equal(chain.text, 'boosted');
+    assert.ok(chain.namePx >= 8.5, `names ≥ 8.5 px tall at fit: ${JSON.stringify(chain)}`);
     assert.equal(chain.boxes, 120);
     if (chain.detail === 'aggregated') {
       assert.ok(chain.chips > 0, `the pipeline's aggregated lanes keep their figures (as glyphs where narrow): ${JSON.stringify(chain)}`);
@@ -371,6 +414,7 @@ test('a 60-operator pipeline, a 64 × 32 hash job and large are legible at fit',
     assert.equal(hash.detail, 'aggregated');
     assert.ok(hash.groups > 1, `many TaskManagers fold into groups: ${JSON.stringify(hash)}`);
     assert.ok(hash.boxPx >= 35 && hash.boxHPx >= 12, `boxes legible at fit: ${JSON.stringify(hash)}`);
+    assert.ok(hash.namePx >= 8.5, `names ≥ 8.5 px tall at fit: ${JSON.stringify(hash)}`);
     assert.equal(hash.chips, 1, 'one chip per operator pair');
     assert.equal(Number(await page.getByTestId('job-lanes').getAttribute('data-aggregated-lanes')), 1);
     await page.screenshot({ path: join(SCREENSHOTS, `zoom-hash64x32-${w}.png`) });
@@ -380,6 +424,7 @@ test('a 60-operator pipeline, a 64 × 32 hash job and large are legible at fit',
     const large = await legible(page, `large at ${w}`);
     console.log(JSON.stringify(large));
     assert.ok(large.boxPx >= 35, `large at fit: ${large.boxPx}`);
+    assert.ok(large.namePx >= 8.5, `names ≥ 8.5 px tall at fit: ${JSON.stringify(large)}`);
     await page.screenshot({ path: join(SCREENSHOTS, `zoom-large-fit-${w}.png`) });
     // Zoomed out to aggregated lanes, the chips still cover nothing of each other.
     await page.getByTestId('job-stage').focus();

@@ -29,6 +29,12 @@
 //! frame diffs a few hundred nodes whatever the number of buffers. Hovering a queue
 //! area shows its channel's details as a title, like the SVG lanes did.
 //!
+//! Names far out: when the fitted or zoomed scale would draw the operator ids below
+//! [`zoom::LEGIBLE_FONT_PX`], the SVG has `data-text="boosted"` (else `normal`) and
+//! `--text-boost` (see [`zoom::text_boost`]): the stylesheet enlarges the ids (each
+//! header's text in its own clipping `<svg class="vertex-room">`) and the subtask names,
+//! which shorten to their index (`1/2`), and leaves out the small print.
+//!
 //! Checkpoint phases: a subtask carries `data-checkpoint-phase` (the engine's phase at
 //! the current instant: `aligning`, `sync`, `async`, …) and, in the sync and async
 //! phases, a badge `phase-badge-<operator>-<index>` (`phase-sync`: solid, the box
@@ -127,6 +133,21 @@ fn clip(text: &str, max: usize) -> String {
         t.push('…');
         t
     }
+}
+
+/// The operator id's font size in the stylesheet (`.op-name`), in layout units.
+const OP_NAME_FONT: f64 = 12.0;
+
+/// A subtask's short name for a far view: the index in its name's last parentheses
+/// (`count (2/4)` → `2/4`), or its 1-based index.
+fn subtask_index(name: &str, index: u32) -> String {
+    name.rfind('(')
+        .and_then(|open| {
+            let inner = &name[open + 1..];
+            inner.find(')').map(|close| inner[..close].to_string())
+        })
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| (index + 1).to_string())
 }
 
 /// Presentation mode: data cells per queue and their width (layout units): three cells
@@ -1158,6 +1179,25 @@ fn draw(els: &Els, drawn: &mut Drawn) -> Option<Nodes> {
             "viewBox",
             &format!("{:.2} {:.2} {:.2} {:.2}", vis.0, vis.1, vis.2, vis.3),
         );
+        // The names' semantic zoom: one factor for the headers and the subtask boxes,
+        // what the smaller of their rooms allows.
+        let room = layout
+            .vertices
+            .iter()
+            .map(|v| v.header_h)
+            .chain(layout.tasks.iter().map(|t| t.h))
+            .fold(f64::INFINITY, f64::min);
+        let boost = zoom::text_boost(vp.k, OP_NAME_FONT, room);
+        let text = if boost.is_some() { "boosted" } else { "normal" };
+        if svg.get_attribute("data-text").as_deref() != Some(text) {
+            let _ = svg.set_attribute("data-text", text);
+        }
+        let style = boost
+            .map(|b| format!("--text-boost: {b:.3}"))
+            .unwrap_or_default();
+        if svg.get_attribute("style").unwrap_or_default() != style {
+            let _ = svg.set_attribute("style", &style);
+        }
     }
     let fit = zoom::fit_k(
         Size {
@@ -1434,7 +1474,10 @@ fn subtask_node(props: &NodeProps) -> Html {
             {onclick} {onkeydown}>
             <title>{ title }</title>
             <rect class="subtask-box" x={f(g.x)} y={f(g.y)} width={f(BODY_W)} height={f(g.h)} rx="4" />
-            <text class="subtask-name" x={f(g.x + 6.0)} y={f(g.y + 13.0)}>{ clip(&v.name, SUBTASK_NAME_CHARS) }</text>
+            <text class="subtask-name" x={f(g.x + 6.0)} y={f(g.y + 13.0)}>
+                <tspan class="sn-full">{ clip(&v.name, SUBTASK_NAME_CHARS) }</tspan>
+                <tspan class="sn-short">{ subtask_index(&v.name, g.index) }</tspan>
+            </text>
             <text class="subtask-level" x={f(g.x + BODY_W - 6.0)} y={f(g.y + 13.0)} text-anchor="end">{ level }</text>
             if let Some((class, text)) = badge {
                 <g class={class} data-testid={format!("phase-badge-{}-{}", g.operator, g.index)}>
@@ -1651,18 +1694,23 @@ fn plan_boxes(props: &HeadersProps) -> Html {
     });
     let vertices = layout.vertices.iter().map(|v| {
         let ops: Vec<String> = v.ops.iter().map(|(id, _)| id.clone()).collect();
+        // The header's text sits in a nested `<svg>` the size of the header box, which
+        // clips it: zoomed out, the stylesheet enlarges the text (`data-text="boosted"`,
+        // see `text_boost`) and only the head operator's id stays, cut at the box's edge.
+        let (ox, oy) = (v.x - 6.0, v.y - 2.0);
         let lines = v.ops.iter().enumerate().map(|(i, (id, kind))| {
-            let y = v.y + 12.0 + i as f64 * 13.0;
+            let y = v.y + 12.0 + i as f64 * 13.0 - oy;
+            let x = v.x - ox;
             if i == 0 {
                 html! {
-                    <text class="op-name vertex-op" x={f(v.x)} y={f(y)}>
+                    <text class="op-name vertex-op" x={f(x)} y={f(y)}>
                         { clip(id, OP_ID_CHARS) }
                         <tspan class="op-kind">{ format!("  {kind} ×{}", v.parallelism) }</tspan>
                     </text>
                 }
             } else {
                 html! {
-                    <text class="vertex-op vertex-op-chained" x={f(v.x)} y={f(y)}>
+                    <text class="vertex-op vertex-op-chained" x={f(x)} y={f(y)}>
                         { format!("→ {}", clip(id, OP_ID_CHARS)) }
                         <tspan class="op-kind">{ format!("  {kind}") }</tspan>
                     </text>
@@ -1673,11 +1721,15 @@ fn plan_boxes(props: &HeadersProps) -> Html {
             <g class={classes!("vertex-box", (v.ops.len() > 1).then_some("vertex-chained"))}
                 data-testid={if v.group == 0 { format!("vertex-{}", v.head) } else { format!("vertex-{}-g{}", v.head, v.group) }} data-operators={ops.join(",")}>
                 <title>{ tf("{0} — a chain of {1} operator(s), one task per subtask (×{2})", &[&v.name, &v.ops.len(), &v.parallelism]) }</title>
-                <rect class="vertex-rect" x={f(v.x - 6.0)} y={f(v.y - 2.0)} width={f(BODY_W + 12.0)} height={f(v.h)} rx="5" />
-                { for lines }
-                if !v.inputs.is_empty() {
-                    <text class="op-inputs" x={f(v.x)} y={f(v.y + 12.0 + v.ops.len() as f64 * 13.0)}>{ clip(&format!("← {}", v.inputs.join(", ")), OP_INPUTS_CHARS) }</text>
-                }
+                <rect class="vertex-rect" x={f(ox)} y={f(oy)} width={f(BODY_W + 12.0)} height={f(v.h)} rx="5" />
+                <svg class="vertex-room" x={f(ox)} y={f(oy)} width={f(BODY_W + 12.0)} height={f(v.header_h + 2.0)}>
+                    <g class="vertex-text">
+                        { for lines }
+                        if !v.inputs.is_empty() {
+                            <text class="op-inputs" x={f(v.x - ox)} y={f(v.y + 12.0 + v.ops.len() as f64 * 13.0 - oy)}>{ clip(&format!("← {}", v.inputs.join(", ")), OP_INPUTS_CHARS) }</text>
+                        }
+                    </g>
+                </svg>
             </g>
         }
     });

@@ -154,6 +154,32 @@ impl Viewport {
     }
 }
 
+/// The smallest font size, in screen px, at which the job view's names are drawn: a
+/// 12 px operator id at a fit scale of 0.3 would be 3.6 px, a texture, not a name. Two
+/// thirds of the names' own size, a judgement (below it the page's sans serif stops
+/// reading as letters at 96 dpi), not a measurement: high enough that a far view can
+/// be read, low enough that a job fitted at two thirds of its size keeps its small
+/// print (levels, phases), which the enlarged names push out.
+pub const LEGIBLE_FONT_PX: f64 = 8.0;
+/// A line of text is this many times its font size tall (ascent and descent).
+const LINE_EM: f64 = 1.2;
+
+/// Semantic zoom of the names: `None` while a `font` (layout units) is legible at scale
+/// `k` unchanged; below [`LEGIBLE_FONT_PX`] on the screen, the factor (> 1) that enlarges
+/// it back to that size, at most as far as one line still fits in `room` (layout units:
+/// the header's height above the subtasks, a subtask box's height), so an enlarged name
+/// never covers the next box. The view then shows the names alone, without the smaller
+/// print (kinds, inputs, levels) that could not be read anyway.
+pub fn text_boost(k: f64, font: f64, room: f64) -> Option<f64> {
+    let on_screen = font * k;
+    if on_screen <= 0.0 || on_screen >= LEGIBLE_FONT_PX {
+        return None;
+    }
+    let fits = room / (LINE_EM * font);
+    let boost = (LEGIBLE_FONT_PX / on_screen).min(fits);
+    (boost > 1.0).then_some(boost)
+}
+
 fn clamp_k(k: f64, content: Size, view: Size) -> f64 {
     let min = (fit_k(content, view) * MIN_ZOOM_OF_FIT).clamp(0.02, MAX_K);
     k.clamp(min, MAX_K)
@@ -235,5 +261,22 @@ mod tests {
         let right = zin.after_key(ViewKey::Pan(PAN_STEP_PX, 0.0), C, V);
         assert!(close((right.x - zin.x) * zin.k, PAN_STEP_PX));
         assert_eq!(right.after_key(ViewKey::Fit, C, V), vp);
+    }
+
+    #[test]
+    fn names_are_enlarged_only_below_the_legible_size_and_within_their_room() {
+        // 12 units at k = 1: 12 px, legible as it is.
+        assert_eq!(text_boost(1.0, 12.0, 40.0), None);
+        assert_eq!(text_boost(LEGIBLE_FONT_PX / 12.0, 12.0, 40.0), None);
+        // At k = 0.5: 6 px, enlarged back to 8 px.
+        let b = text_boost(0.5, 12.0, 40.0).unwrap();
+        assert!((12.0 * 0.5 * b - LEGIBLE_FONT_PX).abs() < 1e-9, "{b}");
+        // At k = 0.2 the room of 40 units holds a line of at most 40 / 1.2 = 33.3
+        // units: the boost stops there (8 / 2.4 = 3.3 would be needed).
+        let b = text_boost(0.2, 12.0, 40.0).unwrap();
+        assert!((b - 40.0 / (1.2 * 12.0)).abs() < 1e-9, "{b}");
+        // No room for more than the font itself: nothing to enlarge.
+        assert_eq!(text_boost(0.2, 12.0, 12.0), None);
+        assert_eq!(text_boost(0.0, 12.0, 40.0), None);
     }
 }
