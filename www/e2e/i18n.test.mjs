@@ -339,3 +339,31 @@ test('the diagnosis sentences, a remedy, the editor events, the subtask title, s
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('what the page said stays in the viewer\'s language: a refused edit\'s note follows the switch', { timeout: 120_000 }, async () => {
+  const page = await context.newPage();
+  const problems = watchProblems(page);
+  await open(page, 'two-phases');
+  assert.equal(await page.evaluate(() => document.documentElement.lang), 'zh-CN');
+  await page.getByTestId('edit-job').click();
+  await page.getByTestId('editor').waitFor();
+  const cost = page.locator('[data-testid^="editor-op-"][data-testid$="-cost"]').first();
+  await cost.fill('5 parsecs');
+  await cost.press('Enter');
+  const note = page.getByTestId('editor-note');
+  await note.waitFor();
+  const zh = await note.textContent();
+  assert.match(zh, /^operators\[\d+\]\.cost: .*[\u4e00-\u9fff]/, `refused in Chinese: ${zh}`);
+  // The note was said in Chinese; switched to English it reads in English (it was kept
+  // in the language of the moment it was refused in).
+  await page.getByTestId('lang-toggle').click();
+  await page.waitForFunction(() => document.documentElement.lang === 'en');
+  const en = await note.textContent();
+  assert.match(en, /^operators\[\d+\]\.cost: /, en);
+  assert.ok(!/[\u4e00-\u9fff]/.test(en), `the note switched to English: ${en}`);
+  await page.getByTestId('lang-toggle').click();
+  await page.waitForFunction(() => document.documentElement.lang === 'zh-CN');
+  assert.equal(await note.textContent(), zh);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -35,6 +35,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
+use crate::engine::log::{Arg, Msg};
 use crate::engine::spec::Partitioner;
 use crate::scenario::check::{problems, Problem};
 use crate::scenario::dag_layout::{DagLayout, EdgeEnds, BOX_H, BOX_W};
@@ -52,8 +53,24 @@ pub struct EditorProps {
     pub on_command: Callback<Command>,
 }
 
-/// A message about the last edit: (text, is an error).
-type Note = Option<(String, bool)>;
+/// A message about the last edit, kept structured so that it reads in the viewer's
+/// language of the moment (switching language re-renders it).
+#[derive(Clone, PartialEq)]
+enum Note {
+    /// What the edit did (or dropped).
+    Done(Msg),
+    /// Why it was refused: the format's path and the reason.
+    Refused { path: String, why: Msg },
+}
+
+impl Note {
+    fn text(&self) -> String {
+        match self {
+            Note::Done(m) => messages::render(m, current()),
+            Note::Refused { path, why } => format!("{path}: {}", messages::render(why, current())),
+        }
+    }
+}
 
 /// The problems as `path: message`, each message in the viewer's language.
 fn reasons(problems: &[&Problem]) -> String {
@@ -188,10 +205,10 @@ fn diagram(doc: &Document, all: &[Problem]) -> Html {
 #[derive(Clone, PartialEq)]
 struct DraftState {
     doc: Document,
-    note: Note,
+    note: Option<Note>,
 }
 
-type EditFn = dyn Fn(&mut Document) -> Result<Option<String>, ScenarioError>;
+type EditFn = dyn Fn(&mut Document) -> Result<Option<Msg>, ScenarioError>;
 
 /// One edit of the draft: kept with its message on success, refused (draft unchanged,
 /// reason shown) on error.
@@ -204,18 +221,14 @@ impl Reducible for DraftState {
         Rc::new(match (action.0)(&mut doc) {
             Ok(message) => DraftState {
                 doc,
-                note: message.map(|m| (m, false)),
+                note: message.map(Note::Done),
             },
             Err(e) => DraftState {
                 doc: self.doc.clone(),
-                note: Some((
-                    format!(
-                        "{}: {}",
-                        e.path,
-                        messages::render(&e.structured(), current())
-                    ),
-                    true,
-                )),
+                note: Some(Note::Refused {
+                    why: e.structured(),
+                    path: e.path,
+                }),
             },
         })
     }
@@ -224,11 +237,11 @@ impl Reducible for DraftState {
 type Draft = UseReducerHandle<DraftState>;
 
 /// "n recorded event(s) dropped" after a removal, if any.
-fn dropped(n: usize, what: &str) -> Option<String> {
+fn dropped(n: usize, what: Arg) -> Option<Msg> {
     (n > 0).then(|| {
-        tf(
+        Msg::new(
             "Removed {0} and {1} recorded event(s) that named it.",
-            &[&what, &n],
+            vec![what, Arg::Text(n.to_string())],
         )
     })
 }
@@ -237,7 +250,7 @@ fn dropped(n: usize, what: &str) -> Option<String> {
 fn on_change(
     draft: &Draft,
     read: fn(&Event) -> String,
-    edit: impl Fn(&mut Document, &str) -> Result<Option<String>, ScenarioError> + 'static,
+    edit: impl Fn(&mut Document, &str) -> Result<Option<Msg>, ScenarioError> + 'static,
 ) -> Callback<Event> {
     let draft = draft.clone();
     let edit = Rc::new(edit);
@@ -251,7 +264,7 @@ fn on_change(
 /// A button's callback running `edit`.
 fn on_click(
     draft: &Draft,
-    edit: impl Fn(&mut Document) -> Result<Option<String>, ScenarioError> + 'static,
+    edit: impl Fn(&mut Document) -> Result<Option<Msg>, ScenarioError> + 'static,
 ) -> Callback<MouseEvent> {
     let draft = draft.clone();
     let edit: Rc<EditFn> = Rc::new(edit);
@@ -271,7 +284,7 @@ fn operator_row(draft: &Draft, i: usize, bad: bool) -> Html {
     let remove = {
         let id = id.clone();
         on_click(draft, move |d| {
-            edit::remove_operator(d, &id).map(|n| dropped(n, &format!("'{id}'")))
+            edit::remove_operator(d, &id).map(|n| dropped(n, Arg::Text(format!("'{id}'"))))
         })
     };
     let fields = Setting::ALL
@@ -338,7 +351,7 @@ fn operator_row(draft: &Draft, i: usize, bad: bool) -> Html {
 fn on_field(
     draft: &Draft,
     shown: String,
-    edit: impl Fn(&mut Document, &str) -> Result<Option<String>, ScenarioError> + 'static,
+    edit: impl Fn(&mut Document, &str) -> Result<Option<Msg>, ScenarioError> + 'static,
 ) -> Callback<Event> {
     let draft = draft.clone();
     let edit = Rc::new(edit);
@@ -418,8 +431,11 @@ fn events_section(
             _ => Html::default(),
         };
         let remove = {
-            let text = messages::render(&edit::event_message(e), current());
-            on_click(draft, move |d| edit::remove_event(d, i).map(|_| Some(tf("Removed the event: {0}.", &[&text]))))
+            let what = edit::event_message(e);
+            on_click(draft, move |d| {
+                edit::remove_event(d, i)
+                    .map(|_| Some(Msg::new("Removed the event: {0}.", vec![Arg::Msg(Box::new(what.clone()))])))
+            })
         };
         html! {
             <li class={classes!("ed-event", (!mine.is_empty()).then_some("ed-op-bad"))} data-testid={format!("editor-event-{i}")}>
@@ -452,12 +468,9 @@ fn events_section(
         let (kind, at) = (**add_kind, (**add_at).clone());
         on_click(draft, move |d| {
             edit::add_event(d, kind, &at).map(|i| {
-                Some(tf(
+                Some(Msg::new(
                     "Added: {0}. Change it in the list.",
-                    &[&messages::render(
-                        &edit::event_message(&d.events[i]),
-                        current(),
-                    )],
+                    vec![Arg::Msg(Box::new(edit::event_message(&d.events[i])))],
                 ))
             })
         })
@@ -529,7 +542,10 @@ pub fn editor(props: &EditorProps) -> Html {
         let kind = *add_kind;
         on_click(&state, move |d| {
             let id = edit::add_operator(d, kind);
-            Ok(Some(tf("Added '{0}': connect it below.", &[&id])))
+            Ok(Some(Msg::new(
+                "Added '{0}': connect it below.",
+                vec![Arg::Text(id)],
+            )))
         })
     };
     let pick = |state: &UseStateHandle<String>| {
@@ -581,8 +597,10 @@ pub fn editor(props: &EditorProps) -> Html {
             edit::set_partitioner(d, k, edit::partitioner_named(v)).map(|_| None)
         });
         let remove = {
-            let name = format!("edge {} -> {}", e.from, e.to);
-            on_click(&state, move |d| edit::disconnect(d, k).map(|n| dropped(n, &name)))
+            let name = Msg::new("edge {0} -> {1}", vec![Arg::Text(e.from.clone()), Arg::Text(e.to.clone())]);
+            on_click(&state, move |d| {
+                edit::disconnect(d, k).map(|n| dropped(n, Arg::Msg(Box::new(name.clone()))))
+            })
         };
         let default = match edit::effective_partitioner(draft, k) {
             Some(p) if e.partitioner.is_none() => tf("default ({0})", &[&p.name()]),
@@ -610,10 +628,10 @@ pub fn editor(props: &EditorProps) -> Html {
     };
     let new_empty = on_click(&state, |d| {
         *d = edit::new_empty_job(d);
-        Ok(Some(
-            t("A new empty job: add a source, an operator or two and a sink, and connect them.")
-                .into(),
-        ))
+        Ok(Some(Msg::new(
+            "A new empty job: add a source, an operator or two and a sink, and connect them.",
+            vec![],
+        )))
     });
     let set_name = on_field(&state, draft.name.clone(), |d, v| {
         edit::set_name(d, v).map(|_| None)
@@ -659,9 +677,9 @@ pub fn editor(props: &EditorProps) -> Html {
                             <span class="ed-blocked">{ reason.clone() }</span>
                         }
                     </div>
-                    if let Some((text, error)) = &state.note {
-                        <p class={classes!("ed-note", error.then_some("ed-note-error"))} data-testid="editor-note"
-                            role={if *error { "alert" } else { "status" }}>{ text.clone() }</p>
+                    if let Some(note) = &state.note {
+                        <p class={classes!("ed-note", matches!(note, Note::Refused { .. }).then_some("ed-note-error"))} data-testid="editor-note"
+                            role={if matches!(note, Note::Refused { .. }) { "alert" } else { "status" }}>{ note.text() }</p>
                     }
                     <div class="ed-meta">
                         <label class="ed-field ed-name">

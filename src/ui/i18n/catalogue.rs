@@ -111,6 +111,7 @@ pub const ZH: &[(&str, &str)] = &[
     ("must be 1 to {0} characters", "长度必须是 1 到 {0} 个字符"),
     ("'{0}' is already the id of another operator", "'{0}' 已经是另一个算子的 id"),
     ("there is already an edge {0} -> {1}", "已经有一条边 {0} -> {1}"),
+    ("edge {0} -> {1}", "边 {0} -> {1}"),
     ("'{0}' does not apply to a {1} operator", "'{0}' 不适用于 {1} 算子"),
     ("'{0}' is not {1}", "'{0}' 不是{1}"),
     ("a whole number", "整数"),

@@ -68,12 +68,13 @@ fn ui_keys() -> BTreeMap<String, String> {
 }
 
 /// The codes of the engine's structured messages: in `src/engine`, literals holding
-/// `{0}`; in `src/engine` and `src/scenario`, every literal a `Msg::new(` starts with
+/// `{0}`; in `src/engine`, `src/scenario` and `src/ui`, every literal a `Msg::new(` starts with
 /// (codes without arguments, such as the job's problems "must be 1 to 64 characters").
 fn engine_codes() -> BTreeSet<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut codes = BTreeSet::new();
-    for dir in ["src/engine", "src/scenario"] {
+    // `src/ui` builds a few messages of its own (the editor's notes): their codes too.
+    for dir in ["src/engine", "src/scenario", "src/ui"] {
         let mut files = vec![];
         rust_files(&root.join(dir), &mut files);
         for f in files {
@@ -91,8 +92,11 @@ fn engine_codes() -> BTreeSet<String> {
             }
             for (i, m) in src.match_indices("Msg::new(") {
                 let rest = src[i + m.len()..].trim_start();
+                // (A code is one line: this file's own `"Msg::new("` is no call.)
                 if let Some(l) = rest.strip_prefix('"').and_then(literal) {
-                    codes.insert(l);
+                    if !l.contains('\n') {
+                        codes.insert(l);
+                    }
                 }
             }
         }
