@@ -340,7 +340,7 @@ test('the diagnosis sentences, a remedy, the editor events, the subtask title, s
   await page.close();
 });
 
-test('what the page said stays in the viewer\'s language: a refused edit\'s note follows the switch', { timeout: 120_000 }, async () => {
+test('what the page said stays in the viewer\'s language: a refused edit\'s note and the job view follow the switch', { timeout: 120_000 }, async () => {
   const page = await context.newPage();
   const problems = watchProblems(page);
   await open(page, 'two-phases');
@@ -354,16 +354,27 @@ test('what the page said stays in the viewer\'s language: a refused edit\'s note
   await note.waitFor();
   const zh = await note.textContent();
   assert.match(zh, /^operators\[\d+\]\.cost: .*[\u4e00-\u9fff]/, `refused in Chinese: ${zh}`);
+  // The job view's memoized parts (legend, TaskManager boxes, subtasks) switch too.
+  const graph = () => page.getByTestId('job-graph').evaluate((g) => [
+    g.querySelector('.legend').textContent,
+    g.querySelector('.tm-label')?.textContent ?? '',
+    g.querySelector('[data-testid^="subtask-"]').getAttribute('aria-label'),
+  ].join(' | '));
+  const zhGraph = await graph();
+  assert.match(zhGraph, /[\u4e00-\u9fff]/, zhGraph);
   // The note was said in Chinese; switched to English it reads in English (it was kept
-  // in the language of the moment it was refused in).
+  // in the language of the moment it was refused in), and so does the job view.
   await page.getByTestId('lang-toggle').click();
   await page.waitForFunction(() => document.documentElement.lang === 'en');
   const en = await note.textContent();
   assert.match(en, /^operators\[\d+\]\.cost: /, en);
   assert.ok(!/[\u4e00-\u9fff]/.test(en), `the note switched to English: ${en}`);
+  const enGraph = await graph();
+  assert.ok(!/[\u4e00-\u9fff]/.test(enGraph), `the job view switched to English: ${enGraph}`);
   await page.getByTestId('lang-toggle').click();
   await page.waitForFunction(() => document.documentElement.lang === 'zh-CN');
   assert.equal(await note.textContent(), zh);
+  assert.equal(await graph(), zhGraph);
   assert.deepEqual(problems, []);
   await page.close();
 });

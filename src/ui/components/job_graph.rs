@@ -1369,6 +1369,8 @@ pub fn status_name(s: TaskStatus) -> &'static str {
 
 #[function_component(SubtaskNode)]
 fn subtask_node(props: &NodeProps) -> Html {
+    // Memoized: re-rendered on a language switch through the context.
+    crate::ui::i18n::use_lang();
     let g = &props.geom;
     let v = &props.view;
     let task = g.task;
@@ -1497,9 +1499,11 @@ fn subtask_node(props: &NodeProps) -> Html {
     }
 }
 
-/// The legend of the job view (no props: rendered once).
+/// The legend of the job view (no props: rendered once per language).
 #[function_component(Legend)]
 fn legend() -> Html {
+    // Memoized: re-rendered on a language switch through the context.
+    crate::ui::i18n::use_lang();
     let item = |svg: Html, text: &'static str| {
         html! {
             <li>
@@ -1558,6 +1562,8 @@ struct BlockProps {
 /// click or Enter zooms to it.
 #[function_component(BlockNode)]
 fn block_node(props: &BlockProps) -> Html {
+    // Memoized: re-rendered on a language switch through the context.
+    crate::ui::i18n::use_lang();
     let b = &props.geom;
     let t = &props.tally;
     let class = match t.level() {
@@ -1632,6 +1638,8 @@ fn block_node(props: &BlockProps) -> Html {
 /// and one box per chain (job vertex) listing its operators. Change only with the layout.
 #[function_component(PlanBoxes)]
 fn plan_boxes(props: &HeadersProps) -> Html {
+    // Memoized: re-rendered on a language switch through the context.
+    crate::ui::i18n::use_lang();
     let layout = &props.layout;
     let nodes = props.nodes;
     // Beside the blocks, one outline per group of TaskManagers (and tier) instead of a
