@@ -62,6 +62,7 @@
 
 use super::error::ScenarioError;
 use super::guide::{read_guide, Guide};
+use crate::engine::log::{list_of, text, Arg, Msg};
 use crate::engine::spec::{Partitioner, SinkDelivery};
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
@@ -419,9 +420,9 @@ fn resubmit_json(r: &crate::engine::resubmission::Resubmit) -> Value {
 
 /// Reads a resubmit event's body from JSON text (the CLI's `--resubmit AT:JSON`); errors
 /// name their field under `path`.
-pub fn resubmit_from_json(text: &str, path: &str) -> Res<crate::engine::resubmission::Resubmit> {
-    let v: Value = serde_json::from_str(text)
-        .map_err(|e| ScenarioError::new(path, format!("not JSON: {e}")))?;
+pub fn resubmit_from_json(json: &str, path: &str) -> Res<crate::engine::resubmission::Resubmit> {
+    let v: Value = serde_json::from_str(json)
+        .map_err(|e| ScenarioError::of(path, Msg::new("not JSON: {0}", vec![text(e)])))?;
     let b = Obj::new(&v, path)?;
     read_resubmit(&b, path)
 }
@@ -475,9 +476,9 @@ fn read_resubmit(b: &Obj, path: &str) -> Res<crate::engine::resubmission::Resubm
     let mut remove_operators = Vec::new();
     for (i, v) in b.array("remove_operators")?.iter().enumerate() {
         let id = v.as_str().ok_or_else(|| {
-            ScenarioError::new(
+            ScenarioError::of(
                 format!("{path}.remove_operators[{i}]"),
-                format!("expected an operator id, got {}", describe(v)),
+                Msg::new("expected an operator id, got {0}", vec![describe(v)]),
             )
         })?;
         remove_operators.push(id.to_string());
@@ -578,15 +579,15 @@ fn partitioner_opt<S: Serializer>(v: &Option<Partitioner>, s: S) -> Result<S::Ok
 
 pub(super) type Res<T> = Result<T, ScenarioError>;
 
-fn describe(v: &Value) -> String {
+fn describe(v: &Value) -> Arg {
     match v {
-        Value::Null => "null".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::Number(n) => n.to_string(),
-        Value::String(s) if s.len() <= 40 => format!("\"{s}\""),
-        Value::String(_) => "a string".into(),
-        Value::Array(_) => "an array".into(),
-        Value::Object(_) => "an object".into(),
+        Value::Null => text("null"),
+        Value::Bool(b) => text(b),
+        Value::Number(n) => text(n),
+        Value::String(s) if s.len() <= 40 => text(format!("\"{s}\"")),
+        Value::String(_) => Msg::new("a string", vec![]).into(),
+        Value::Array(_) => Msg::new("an array", vec![]).into(),
+        Value::Object(_) => Msg::new("an object", vec![]).into(),
     }
 }
 
@@ -630,9 +631,9 @@ impl<'a> Obj<'a> {
                 path: path.to_string(),
                 map,
             }),
-            other => Err(ScenarioError::new(
+            other => Err(ScenarioError::of(
                 if path.is_empty() { "scenario" } else { path },
-                format!("expected an object, got {}", describe(other)),
+                Msg::new("expected an object, got {0}", vec![describe(other)]),
             )),
         }
     }
@@ -662,14 +663,14 @@ impl<'a> Obj<'a> {
     pub(super) fn only(&self, known: &[&str]) -> Res<()> {
         for key in self.map.keys() {
             if !known.contains(&key.as_str()) {
-                let hint = match near_miss(key, known) {
-                    Some(k) => format!(" (did you mean '{k}'?)"),
-                    None => format!(" (known fields: {})", known.join(", ")),
+                let msg = match near_miss(key, known) {
+                    Some(k) => Msg::new("unknown field (did you mean '{0}'?)", vec![text(k)]),
+                    None => Msg::new(
+                        "unknown field (known fields: {0})",
+                        vec![list_of(known, ", ")],
+                    ),
                 };
-                return Err(ScenarioError::new(
-                    self.at(key),
-                    format!("unknown field{hint}"),
-                ));
+                return Err(ScenarioError::of(self.at(key), msg));
             }
         }
         Ok(())
@@ -680,17 +681,18 @@ impl<'a> Obj<'a> {
         field: &str,
         read: impl Fn(&Self, &str) -> Res<Option<T>>,
     ) -> Res<T> {
-        read(self, field)?
-            .ok_or_else(|| ScenarioError::new(self.at(field), "is required but missing"))
+        read(self, field)?.ok_or_else(|| {
+            ScenarioError::of(self.at(field), Msg::new("is required but missing", vec![]))
+        })
     }
 
     pub(super) fn string(&self, field: &str) -> Res<Option<String>> {
         match self.get(field) {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(other) => Err(ScenarioError::new(
+            Some(other) => Err(ScenarioError::of(
                 self.at(field),
-                format!("expected a string, got {}", describe(other)),
+                Msg::new("expected a string, got {0}", vec![describe(other)]),
             )),
         }
     }
@@ -698,9 +700,12 @@ impl<'a> Obj<'a> {
     /// A duration string such as `"5ms"` (only its JSON type is checked here).
     pub(super) fn duration(&self, field: &str) -> Res<Option<String>> {
         match self.get(field) {
-            Some(Value::Number(n)) => Err(ScenarioError::new(
+            Some(Value::Number(n)) => Err(ScenarioError::of(
                 self.at(field),
-                format!("write durations as a string with a unit, e.g. \"{n}ms\""),
+                Msg::new(
+                    "write durations as a string with a unit, e.g. \"{0}ms\"",
+                    vec![text(n)],
+                ),
             )),
             _ => self.string(field),
         }
@@ -711,14 +716,17 @@ impl<'a> Obj<'a> {
             None => Ok(None),
             Some(Value::Number(n)) => match n.as_u64() {
                 Some(v) if v <= max => Ok(Some(v)),
-                _ => Err(ScenarioError::new(
+                _ => Err(ScenarioError::of(
                     self.at(field),
-                    format!("{n} is out of range (a whole number from 0 to {max})"),
+                    Msg::new(
+                        "{0} is out of range (a whole number from 0 to {1})",
+                        vec![text(n), text(max)],
+                    ),
                 )),
             },
-            Some(other) => Err(ScenarioError::new(
+            Some(other) => Err(ScenarioError::of(
                 self.at(field),
-                format!("expected a whole number, got {}", describe(other)),
+                Msg::new("expected a whole number, got {0}", vec![describe(other)]),
             )),
         }
     }
@@ -731,9 +739,9 @@ impl<'a> Obj<'a> {
         match self.get(field) {
             None => Ok(None),
             Some(Value::Number(n)) => Ok(n.as_f64()),
-            Some(other) => Err(ScenarioError::new(
+            Some(other) => Err(ScenarioError::of(
                 self.at(field),
-                format!("expected a number, got {}", describe(other)),
+                Msg::new("expected a number, got {0}", vec![describe(other)]),
             )),
         }
     }
@@ -742,9 +750,9 @@ impl<'a> Obj<'a> {
         match self.get(field) {
             None => Ok(None),
             Some(Value::Bool(b)) => Ok(Some(*b)),
-            Some(other) => Err(ScenarioError::new(
+            Some(other) => Err(ScenarioError::of(
                 self.at(field),
-                format!("expected true or false, got {}", describe(other)),
+                Msg::new("expected true or false, got {0}", vec![describe(other)]),
             )),
         }
     }
@@ -760,9 +768,9 @@ impl<'a> Obj<'a> {
         match self.get(field) {
             None => Ok(&[]),
             Some(Value::Array(a)) => Ok(a),
-            Some(other) => Err(ScenarioError::new(
+            Some(other) => Err(ScenarioError::of(
                 self.at(field),
-                format!("expected an array, got {}", describe(other)),
+                Msg::new("expected an array, got {0}", vec![describe(other)]),
             )),
         }
     }
@@ -772,12 +780,14 @@ impl<'a> Obj<'a> {
             None => Ok(None),
             Some(s) => match PARTITIONERS.into_iter().find(|p| p.name() == s) {
                 Some(p) => Ok(Some(p)),
-                None => Err(ScenarioError::new(
+                None => Err(ScenarioError::of(
                     self.at(field),
-                    format!(
-                        "unknown partitioner '{}' (use {})",
-                        super::error::excerpt(&s),
-                        PARTITIONERS.map(|p| p.name()).join(", ")
+                    Msg::new(
+                        "unknown partitioner '{0}' (use {1})",
+                        vec![
+                            text(super::error::excerpt(&s)),
+                            list_of(&PARTITIONERS.map(|p| p.name()), ", "),
+                        ],
                     ),
                 )),
             },
@@ -790,11 +800,11 @@ fn config_value(v: &Value, path: &str) -> Res<ConfigValue> {
         Value::Bool(b) => Ok(ConfigValue::Bool(*b)),
         Value::Number(n) => Ok(ConfigValue::Number(n.clone())),
         Value::String(s) => Ok(ConfigValue::Text(s.clone())),
-        other => Err(ScenarioError::new(
+        other => Err(ScenarioError::of(
             path,
-            format!(
-                "expected a string, number or true/false, got {}",
-                describe(other)
+            Msg::new(
+                "expected a string, number or true/false, got {0}",
+                vec![describe(other)],
             ),
         )),
     }
@@ -852,9 +862,12 @@ fn migrate(root: &Value) -> Res<std::borrow::Cow<'_, Value>> {
     let obj = Obj::new(root, "")?;
     let version = match obj.get("version") {
         None => {
-            return Err(ScenarioError::new(
+            return Err(ScenarioError::of(
                 "version",
-                format!("is missing; a scenario starts with \"version\": {CURRENT_VERSION}"),
+                Msg::new(
+                    "is missing; a scenario starts with \"version\": {0}",
+                    vec![text(CURRENT_VERSION)],
+                ),
             ))
         }
         Some(Value::Number(n)) => n.as_u64(),
@@ -863,17 +876,21 @@ fn migrate(root: &Value) -> Res<std::borrow::Cow<'_, Value>> {
     match version {
         Some(v) if v == CURRENT_VERSION => Ok(std::borrow::Cow::Borrowed(root)),
         Some(1) => Ok(std::borrow::Cow::Owned(version_1_to_2(root))),
-        Some(v) if v > CURRENT_VERSION => Err(ScenarioError::new(
+        Some(v) if v > CURRENT_VERSION => Err(ScenarioError::of(
             "version",
-            format!(
-                "scenario version {v} is newer than this playground understands ({CURRENT_VERSION})"
+            Msg::new(
+                "scenario version {0} is newer than this playground understands ({1})",
+                vec![text(v), text(CURRENT_VERSION)],
             ),
         )),
-        _ => Err(ScenarioError::new(
+        _ => Err(ScenarioError::of(
             "version",
-            format!(
-                "{} is not a scenario version (this playground reads version {CURRENT_VERSION})",
-                describe(obj.get("version").unwrap_or(&Value::Null))
+            Msg::new(
+                "{0} is not a scenario version (this playground reads version {1})",
+                vec![
+                    describe(obj.get("version").unwrap_or(&Value::Null)),
+                    text(CURRENT_VERSION),
+                ],
             ),
         )),
     }
@@ -1006,21 +1023,23 @@ fn check_counts(top: &Obj) -> Res<()> {
     for (field, max) in counts {
         if let Some(Value::Array(a)) = top.get(field) {
             if a.len() > max {
-                return Err(ScenarioError::new(
+                return Err(ScenarioError::of(
                     field,
-                    format!("{} {field}; a scenario has at most {max}", a.len()),
+                    Msg::new(
+                        "{0} {1}; a scenario has at most {2}",
+                        vec![text(a.len()), text(field), text(max)],
+                    ),
                 ));
             }
         }
     }
     if let Some(Value::Object(c)) = top.get("config") {
         if c.len() > limits::MAX_CONFIG_KEYS {
-            return Err(ScenarioError::new(
+            return Err(ScenarioError::of(
                 "config",
-                format!(
-                    "{} keys; a scenario sets at most {}",
-                    c.len(),
-                    limits::MAX_CONFIG_KEYS
+                Msg::new(
+                    "{0} keys; a scenario sets at most {1}",
+                    vec![text(c.len()), text(limits::MAX_CONFIG_KEYS)],
                 ),
             ));
         }
@@ -1033,28 +1052,29 @@ fn read_operator(v: &Value, path: &str) -> Res<OperatorDoc> {
     o.only(OPERATOR_FIELDS)?;
     let kind_text = o.required("kind", Obj::string)?;
     let kind = Kind::parse(&kind_text).ok_or_else(|| {
-        ScenarioError::new(
+        ScenarioError::of(
             o.at("kind"),
-            format!(
-                "unknown operator kind '{}' (use {})",
-                super::error::excerpt(&kind_text),
-                Kind::ALL.map(Kind::name).join(", ")
+            Msg::new(
+                "unknown operator kind '{0}' (use {1})",
+                vec![
+                    text(super::error::excerpt(&kind_text)),
+                    list_of(&Kind::ALL.map(Kind::name), ", "),
+                ],
             ),
         )
     })?;
     for field in o.map.keys() {
         let kinds = field_kinds(field);
         if !kinds.contains(&kind) {
-            return Err(ScenarioError::new(
+            return Err(ScenarioError::of(
                 o.at(field),
-                format!(
-                    "only {} operators have '{field}' (this one is a {})",
-                    kinds
-                        .iter()
-                        .map(|k| k.name())
-                        .collect::<Vec<_>>()
-                        .join(" and "),
-                    kind.name()
+                Msg::new(
+                    "only {0} operators have '{1}' (this one is a {2})",
+                    vec![
+                        list_of(&kinds.iter().map(|k| k.name()).collect::<Vec<_>>(), " and "),
+                        text(field),
+                        text(kind.name()),
+                    ],
                 ),
             ));
         }
@@ -1066,11 +1086,11 @@ fn read_operator(v: &Value, path: &str) -> Res<OperatorDoc> {
             o.uint("record_size", u32::MAX as u64)?.unwrap_or(0),
         )),
         Some(other) => {
-            return Err(ScenarioError::new(
+            return Err(ScenarioError::of(
                 o.at("record_size"),
-                format!(
-                    "expected bytes (256) or a size with a unit (\"1kb\"), got {}",
-                    describe(other)
+                Msg::new(
+                    "expected bytes (256) or a size with a unit (\"1kb\"), got {0}",
+                    vec![describe(other)],
                 ),
             ))
         }
@@ -1082,12 +1102,14 @@ fn read_operator(v: &Value, path: &str) -> Res<OperatorDoc> {
                 .into_iter()
                 .find(|d| delivery_name(*d) == s)
                 .ok_or_else(|| {
-                    ScenarioError::new(
+                    ScenarioError::of(
                         o.at("delivery"),
-                        format!(
-                            "unknown delivery '{}' (use {})",
-                            super::error::excerpt(&s),
-                            DELIVERIES.map(delivery_name).join(", ")
+                        Msg::new(
+                            "unknown delivery '{0}' (use {1})",
+                            vec![
+                                text(super::error::excerpt(&s)),
+                                list_of(&DELIVERIES.map(delivery_name), ", "),
+                            ],
                         ),
                     )
                 })?,
@@ -1127,17 +1149,17 @@ fn read_event(v: &Value, path: &str) -> Res<EventDoc> {
     let name = match given.as_slice() {
         [one] => *one,
         [] => {
-            return Err(ScenarioError::new(
+            return Err(ScenarioError::of(
                 path,
-                format!("needs one action ({})", ACTIONS.join(", ")),
+                Msg::new("needs one action ({0})", vec![list_of(&ACTIONS, ", ")]),
             ))
         }
         many => {
-            return Err(ScenarioError::new(
+            return Err(ScenarioError::of(
                 path,
-                format!(
-                    "has several actions ({}); write one event per action",
-                    many.join(", ")
+                Msg::new(
+                    "has several actions ({0}); write one event per action",
+                    vec![list_of(many, ", ")],
                 ),
             ))
         }
@@ -1154,9 +1176,9 @@ fn read_event(v: &Value, path: &str) -> Res<EventDoc> {
             Value::Object(m) if m.is_empty() => now,
             Value::Bool(true) => now,
             other => {
-                return Err(ScenarioError::new(
+                return Err(ScenarioError::of(
                     body_path,
-                    format!("expected {{}}, got {}", describe(other)),
+                    Msg::new("expected {}, got {0}", vec![describe(other)]),
                 ))
             }
         }
@@ -1207,9 +1229,9 @@ fn read_event(v: &Value, path: &str) -> Res<EventDoc> {
             }
             "resubmit" => ActionDoc::Resubmit(read_resubmit(&b, &body_path)?),
             other => {
-                return Err(ScenarioError::new(
+                return Err(ScenarioError::of(
                     path,
-                    format!("unknown action '{other}'"),
+                    Msg::new("unknown action '{0}'", vec![text(other)]),
                 ))
             }
         }

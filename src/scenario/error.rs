@@ -17,8 +17,10 @@
 //! as itself.
 //!
 //! An error may carry its message's structured form (`msg`, an `engine::log::Msg` whose
-//! English is exactly `message`: the job editor shows it in the viewer's language); an
-//! error whose message had to be cut carries none.
+//! English is exactly `message`: the job editor, the error banner and the import dialog
+//! show it in the viewer's language, the whole error through [`ScenarioError::as_msg`]).
+//! Every reader's own error has one — the document's, a link's, a moment's, an import's;
+//! one whose message had to be cut carries none, and shows in English.
 
 use crate::engine::log::Msg;
 use crate::engine::spec::SpecError;
@@ -98,6 +100,19 @@ impl ScenarioError {
             .unwrap_or_else(|| Msg::new("{0}", vec![crate::engine::log::text(&self.message)]))
     }
 
+    /// The whole error as one message, `path: message` (its English is exactly the
+    /// error's `Display`): what the playground's banner and import dialog quote, in the
+    /// viewer's language.
+    pub fn as_msg(&self) -> Msg {
+        Msg::new(
+            "{0}: {1}",
+            vec![
+                crate::engine::log::text(&self.path),
+                self.structured().into(),
+            ],
+        )
+    }
+
     /// An error whose message is `msg`'s English (bounded as [`ScenarioError::new`]
     /// bounds it; `msg` is kept only when the message was not cut).
     pub fn of(path: impl Into<String>, msg: Msg) -> Self {
@@ -107,12 +122,6 @@ impl ScenarioError {
             e.msg = Some(msg);
         }
         e
-    }
-}
-
-impl ScenarioError {
-    fn bounded(self) -> Self {
-        ScenarioError::new(self.path, self.message)
     }
 }
 
@@ -141,11 +150,9 @@ impl From<serde_json::Error> for ScenarioError {
             Some(i) => text[..i].to_string(),
             None => text,
         };
-        ScenarioError {
-            path: format!("line {} column {}", e.line(), e.column()),
-            message: format!("invalid JSON: {message}"),
-            msg: None,
-        }
-        .bounded()
+        ScenarioError::of(
+            format!("line {} column {}", e.line(), e.column()),
+            Msg::new("invalid JSON: {0}", vec![crate::engine::log::text(message)]),
+        )
     }
 }

@@ -13,6 +13,7 @@
 //! operator…`). A successful import is a document whose spec validated, so opening it
 //! cannot fail afterwards.
 
+use crate::engine::log::{text, Msg};
 use crate::engine::spec::JobSpec;
 
 use super::{from_spec, parse_json, to_spec, Document, ScenarioError};
@@ -68,9 +69,12 @@ pub fn file_name(name: &str) -> String {
 pub fn import_json(text: &str) -> Result<(Document, JobSpec), ScenarioError> {
     check_size(text.len())?;
     if text.trim().is_empty() {
-        return Err(ScenarioError::new(
+        return Err(ScenarioError::of(
             "input",
-            "nothing to open: paste a scenario's JSON or choose a .json file",
+            Msg::new(
+                "nothing to open: paste a scenario's JSON or choose a .json file",
+                vec![],
+            ),
         ));
     }
     let doc = parse_json(text)?;
@@ -82,12 +86,14 @@ pub fn import_json(text: &str) -> Result<(Document, JobSpec), ScenarioError> {
 /// even read).
 pub fn check_size(len: usize) -> Result<(), ScenarioError> {
     if len > MAX_IMPORT_BYTES {
-        return Err(ScenarioError::new(
+        return Err(ScenarioError::of(
             "input",
-            format!(
-                "the scenario is {:.1} MB; the limit is {} MB (a scenario is a few KB: is this the right file?)",
-                len as f64 / 1e6,
-                MAX_IMPORT_BYTES / 1_000_000
+            Msg::new(
+                "the scenario is {0} MB; the limit is {1} MB (a scenario is a few KB: is this the right file?)",
+                vec![
+                    text(format!("{:.1}", len as f64 / 1e6)),
+                    text(MAX_IMPORT_BYTES / 1_000_000),
+                ],
             ),
         ));
     }

@@ -31,6 +31,7 @@
 
 use super::document::Document;
 use super::error::{excerpt, ScenarioError};
+use crate::engine::log::{self, Msg};
 use base64::alphabet::URL_SAFE;
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig};
 use base64::engine::DecodePaddingMode;
@@ -58,8 +59,8 @@ const B64: GeneralPurpose = GeneralPurpose::new(
         .with_decode_padding_mode(DecodePaddingMode::Indifferent),
 );
 
-fn link_error(message: impl Into<String>) -> ScenarioError {
-    ScenarioError::new("link", message)
+fn link_error(msg: Msg) -> ScenarioError {
+    ScenarioError::of("link", msg)
 }
 
 /// CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320, initial and final XOR
@@ -93,7 +94,12 @@ pub fn crc32(bytes: &[u8]) -> u32 {
 
 /// The fragment (without `#`) that opens `doc` in the playground: `z2:…`.
 pub fn encode(doc: &Document) -> String {
-    let json = doc.to_json_compact();
+    encode_text(&doc.to_json_compact())
+}
+
+/// The fragment of any text, encoded as [`encode`] encodes a document's JSON (tests build
+/// links to text that is not a scenario with it).
+pub fn encode_text(json: &str) -> String {
     let mut payload = crc32(json.as_bytes()).to_be_bytes().to_vec();
     payload.extend(miniz_oxide::deflate::compress_to_vec(json.as_bytes(), 9));
     format!("{CHECKED_PREFIX}{}", B64.encode(payload))
@@ -125,9 +131,9 @@ fn inflate_exact(mut input: &[u8]) -> Result<Vec<u8>, ScenarioError> {
                 return Ok(out);
             }
             TINFLStatus::Done => {
-                return Err(link_error(format!(
-                    "corrupted link: {} unexpected byte(s) after the compressed scenario; something was appended to the link",
-                    input.len()
+                return Err(link_error(Msg::new(
+                    "corrupted link: {0} unexpected byte(s) after the compressed scenario; something was appended to the link",
+                    vec![log::text(input.len())],
                 )))
             }
             TINFLStatus::HasMoreOutput if out.len() < MAX_DECODED_BYTES => {
@@ -135,17 +141,21 @@ fn inflate_exact(mut input: &[u8]) -> Result<Vec<u8>, ScenarioError> {
                 out.resize(len, 0);
             }
             TINFLStatus::HasMoreOutput => {
-                return Err(link_error(format!(
-                    "the link expands to more than {} KiB; refusing to open it",
-                    MAX_DECODED_BYTES / 1024
+                return Err(link_error(Msg::new(
+                    "the link expands to more than {0} KiB; refusing to open it",
+                    vec![log::text(MAX_DECODED_BYTES / 1024)],
                 )))
             }
             TINFLStatus::FailedCannotMakeProgress | TINFLStatus::NeedsMoreInput => {
-                return Err(link_error(
+                return Err(link_error(Msg::new(
                     "corrupted link: the compressed scenario is cut off; copy the whole link",
-                ))
+                    vec![],
+                )))
             }
-            _ => return Err(link_error("corrupted link: the compressed scenario is damaged")),
+            _ => return Err(link_error(Msg::new(
+                    "corrupted link: the compressed scenario is damaged",
+                    vec![],
+                ))),
         }
     }
 }
@@ -158,9 +168,9 @@ fn strip_suffix(fragment: &str) -> Result<&str, ScenarioError> {
     };
     match suffix.split('&').find(|part| !part.starts_with("t=")) {
         None => Ok(link),
-        Some(part) => Err(link_error(format!(
-            "unknown suffix '&{}' after the scenario (only '&t=<time>' may follow it)",
-            excerpt(part)
+        Some(part) => Err(link_error(Msg::new(
+            "unknown suffix '&{0}' after the scenario (only '&t=<time>' may follow it)",
+            vec![log::text(excerpt(part))],
         ))),
     }
 }
@@ -168,10 +178,9 @@ fn strip_suffix(fragment: &str) -> Result<&str, ScenarioError> {
 /// The scenario in a link: a whole URL, `#z2:…` / `#z:…` or just `z2:…` / `z:…`.
 pub fn decode(link: &str) -> Result<Document, ScenarioError> {
     if link.len() > MAX_LINK_CHARS {
-        return Err(link_error(format!(
-            "the link is {} characters long, more than the {} KiB a scenario link can need; refusing to read it",
-            link.len(),
-            MAX_LINK_CHARS / 1024
+        return Err(link_error(Msg::new(
+            "the link is {0} characters long, more than the {1} KiB a scenario link can need; refusing to read it",
+            vec![log::text(link.len()), log::text(MAX_LINK_CHARS / 1024)],
         )));
     }
     let text = link.trim();
@@ -181,9 +190,10 @@ pub fn decode(link: &str) -> Result<Document, ScenarioError> {
     }
     .trim();
     if fragment.is_empty() {
-        return Err(link_error(
+        return Err(link_error(Msg::new(
             "the link carries no scenario (nothing after '#')",
-        ));
+            vec![],
+        )));
     }
     let fragment = strip_suffix(fragment)?;
     let (prefix, payload) = if let Some((p, rest)) = fragment.split_once(':') {
@@ -191,30 +201,33 @@ pub fn decode(link: &str) -> Result<Document, ScenarioError> {
     } else if let Some(i) = fragment.to_ascii_lowercase().find("%3a") {
         (&fragment[..i], &fragment[i + 3..])
     } else {
-        return Err(link_error(format!(
-            "not a playground link: the part after '#' must start with an encoding prefix such as '{CHECKED_PREFIX}'"
+        return Err(link_error(Msg::new(
+            "not a playground link: the part after '#' must start with an encoding prefix such as '{0}'",
+            vec![log::text(CHECKED_PREFIX)],
         )));
     };
     let checked = match format!("{prefix}:").as_str() {
         CHECKED_PREFIX => true,
         DEFLATE_PREFIX => false,
         _ => {
-            return Err(link_error(format!(
-                "unknown link encoding '{}:' (this playground reads '{CHECKED_PREFIX}' and '{DEFLATE_PREFIX}'); the link may come from a newer playground",
-                excerpt(prefix)
+            return Err(link_error(Msg::new(
+                "unknown link encoding '{0}:' (this playground reads '{1}' and '{2}'); the link may come from a newer playground",
+                vec![log::text(excerpt(prefix)), log::text(CHECKED_PREFIX), log::text(DEFLATE_PREFIX)],
             )))
         }
     };
     let bytes = B64.decode(payload.trim()).map_err(|e| {
-        link_error(format!(
-            "corrupted link: the payload is not valid base64url ({e}); it may have been cut off or altered when copied"
+        link_error(Msg::new(
+            "corrupted link: the payload is not valid base64url ({0}); it may have been cut off or altered when copied",
+            vec![log::text(e)],
         ))
     })?;
     let (sum, deflated) = if checked {
         let Some((sum, rest)) = bytes.split_first_chunk::<4>() else {
-            return Err(link_error(
+            return Err(link_error(Msg::new(
                 "corrupted link: the payload is too short to hold its checksum; copy the whole link",
-            ));
+                vec![],
+            )));
         };
         (Some(u32::from_be_bytes(*sum)), rest)
     } else {
@@ -224,18 +237,23 @@ pub fn decode(link: &str) -> Result<Document, ScenarioError> {
     if let Some(sum) = sum {
         let actual = crc32(&json);
         if actual != sum {
-            return Err(link_error(format!(
-                "damaged link: its checksum does not match its content (expected {sum:08x}, got {actual:08x}); it was altered when copied — ask for the link again"
+            return Err(link_error(Msg::new(
+                "damaged link: its checksum does not match its content (expected {0}, got {1}); it was altered when copied — ask for the link again",
+                vec![log::text(format!("{sum:08x}")), log::text(format!("{actual:08x}"))],
             )));
         }
     }
-    let text = String::from_utf8(json)
-        .map_err(|_| link_error("corrupted link: the decompressed scenario is not text"))?;
+    let text = String::from_utf8(json).map_err(|_| {
+        link_error(Msg::new(
+            "corrupted link: the decompressed scenario is not text",
+            vec![],
+        ))
+    })?;
     let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
         let inner = ScenarioError::from(e);
-        link_error(format!(
-            "the link's scenario is not valid JSON ({}: {})",
-            inner.path, inner.message
+        link_error(Msg::new(
+            "the link's scenario is not valid JSON ({0})",
+            vec![inner.as_msg().into()],
         ))
     })?;
     Document::from_value(&value)

@@ -73,6 +73,7 @@ pub use error::ScenarioError;
 pub use file::{export_json, file_name, import_json, MAX_IMPORT_BYTES};
 
 use crate::engine::config::canonical_key;
+use crate::engine::log::{text, Arg, Msg};
 use crate::engine::spec::JobSpec;
 
 /// Reads a scenario document from JSON text (syntax, version, field names and types).
@@ -134,11 +135,17 @@ pub fn default_document() -> Document {
 /// runs as if the key were absent; hosts show these notes (the CLI on standard error,
 /// the page in its banner).
 pub fn notes(doc: &Document) -> Vec<String> {
+    note_msgs(doc).iter().map(Msg::english).collect()
+}
+
+/// [`notes`] in their structured form (the page shows them in the viewer's language; the
+/// reason why a key is gone is an engine word, `RemovedKey::why`).
+pub fn note_msgs(doc: &Document) -> Vec<Msg> {
     let note = |path: String, key: &str| {
         crate::engine::config::removed_key(key).map(|r| {
-            format!(
-                "{path}: '{}' is no longer a setting and was ignored — {}.",
-                r.key, r.why
+            Msg::new(
+                "{0}: '{1}' is no longer a setting and was ignored — {2}.",
+                vec![text(path), text(r.key), Arg::Word(r.why)],
             )
         })
     };
@@ -176,9 +183,12 @@ impl Document {
     /// key is refused with the reason.
     pub fn set_config(&mut self, key: &str, value: &str) -> Result<(), ScenarioError> {
         if let Some(r) = crate::engine::config::removed_key(key) {
-            return Err(ScenarioError::new(
+            return Err(ScenarioError::of(
                 format!("config.{key}"),
-                format!("'{}' is no longer a setting: {}", r.key, r.why),
+                Msg::new(
+                    "'{0}' is no longer a setting: {1}",
+                    vec![text(r.key), Arg::Word(r.why)],
+                ),
             ));
         }
         let Some(canonical) = canonical_key(key) else {

@@ -24,7 +24,8 @@
 //! ```
 
 use super::error::ScenarioError;
-use crate::engine::time::{parse_duration, Micros, MICROS_PER_MS, MICROS_PER_SEC};
+use crate::engine::log::{self, Msg};
+use crate::engine::time::{parse_duration_msg, Micros, MICROS_PER_MS, MICROS_PER_SEC};
 
 /// The parameter that carries the moment.
 pub const KEY: &str = "t";
@@ -42,17 +43,18 @@ pub fn split(link: &str) -> Result<(&str, Option<Micros>), ScenarioError> {
     for param in text[amp + 1..].split('&') {
         let (key, value) = param.split_once('=').unwrap_or((param, ""));
         if key != KEY {
-            return Err(ScenarioError::new(
+            return Err(ScenarioError::of(
                 "link",
-                format!(
-                    "unknown parameter '{key}' after the scenario; a link may end with only '&{KEY}=<time>' (e.g. &{KEY}=31s)"
+                Msg::new(
+                    "unknown parameter '{0}' after the scenario; a link may end with only '&{1}=<time>' (e.g. &{1}=31s)",
+                    vec![log::text(key), log::text(KEY)],
                 ),
             ));
         }
         if at.is_some() {
-            return Err(ScenarioError::new(
+            return Err(ScenarioError::of(
                 KEY,
-                "given twice; a link opens at one moment",
+                Msg::new("given twice; a link opens at one moment", vec![]),
             ));
         }
         at = Some(parse(value)?);
@@ -76,15 +78,21 @@ pub fn scenario_part(link: &str) -> &str {
 pub fn parse(value: &str) -> Result<Micros, ScenarioError> {
     let value = value.trim();
     if value.is_empty() {
-        return Err(ScenarioError::new(
+        return Err(ScenarioError::of(
             KEY,
-            "has no value; write a virtual time such as 31s or 1500ms",
+            Msg::new(
+                "has no value; write a virtual time such as 31s or 1500ms",
+                vec![],
+            ),
         ));
     }
-    parse_duration(value).map_err(|m| {
-        ScenarioError::new(
+    parse_duration_msg(value).map_err(|m| {
+        ScenarioError::of(
             KEY,
-            format!("'{value}' is not a virtual time ({m}); write e.g. 31s or 1500ms"),
+            Msg::new(
+                "'{0}' is not a virtual time ({1}); write e.g. 31s or 1500ms",
+                vec![log::text(value), m.into()],
+            ),
         )
     })
 }

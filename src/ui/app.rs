@@ -5,7 +5,9 @@
 //! - On load it reads the link from its `link` property, else from `location.hash`;
 //!   no link opens the default preset. A link that cannot be decoded or does not
 //!   validate shows `data-testid="error-banner"` with the reason, and the default
-//!   scenario opens instead.
+//!   scenario opens instead. The banner and the import dialog's refusal keep the
+//!   reader's structured error (`ScenarioError::as_msg`) and render it in the viewer's
+//!   language of the moment, so they follow the language switch.
 //! - A link may end with a moment, `&t=31s` (`scenario::moment`): the run is then
 //!   simulated to exactly that virtual time (a seek on the first animation frame, in
 //!   comparison mode both runs at once) and shown paused there. A moment that cannot be
@@ -87,9 +89,10 @@ use super::components::settings::SettingsPanel;
 use super::components::sinks_recovery::SinksRecoveryPanel;
 use super::components::timeline::Timeline;
 use super::i18n::steps::StepLine;
-use super::i18n::{guides, Lang};
+use super::i18n::{guides, messages, Lang};
 use super::resubmit_form::{EdgeChoice, OperatorChoice, Snapshot};
 use super::sim::{FrameStats, Sim, FRAME_BUDGET_MS};
+use crate::engine::log::{text, Arg, Msg as Said};
 use crate::scenario::compare::Comparison;
 
 /// Properties of [`App`]; the page mounts it with the defaults.
@@ -136,7 +139,9 @@ pub struct App {
     speed: f64,
     selected_task: Option<usize>,
     selected_checkpoint: Option<u64>,
-    banner: Option<String>,
+    /// What the banner says (a link that did not open, a comparison that cannot run), kept
+    /// structured so it reads in the viewer's language of the moment.
+    banner: Option<Said>,
     action_error: Option<ActionError>,
     share_note: Option<(String, bool)>,
     help: bool,
@@ -156,7 +161,7 @@ pub struct App {
     on_select: Callback<Option<usize>>,
     /// The import dialog is open; why the last import was refused.
     import_open: bool,
-    import_error: Option<String>,
+    import_error: Option<Said>,
     /// The Resubmit dialog is open on this snapshot; why the last event was refused.
     resubmit: Option<Snapshot>,
     resubmit_error: Option<String>,
@@ -242,7 +247,7 @@ fn default_sim() -> Sim {
 /// What a link opens: the run, a message for the banner, and the moment to open it at.
 struct Loaded {
     sim: Sim,
-    banner: Option<String>,
+    banner: Option<Said>,
     at: Option<Micros>,
 }
 
@@ -270,8 +275,10 @@ fn load(link: &str) -> Loaded {
         };
     }
     if let Some(e) = moment_error {
-        let banner =
-            format!("The time in this link could not be read — {e}. The scenario opened at 0 s.");
+        let banner = Said::new(
+            "The time in this link could not be read — {0}. The scenario opened at 0 s.",
+            vec![e.as_msg().into()],
+        );
         return Loaded {
             sim,
             banner: Some(banner),
@@ -281,19 +288,23 @@ fn load(link: &str) -> Loaded {
     let duration = sim.duration();
     match at {
         Some(t) if t > duration => Loaded {
-            banner: Some(format!(
-                "This link's time t={} is past the end of its run ({}); it opened at the end.",
-                moment::format(t),
-                moment::format(duration)
+            banner: Some(Said::new(
+                "This link's time t={0} is past the end of its run ({1}); it opened at the end.",
+                vec![text(moment::format(t)), text(moment::format(duration))],
             )),
             sim,
             at: Some(duration),
         },
         _ => {
             // An old link may set a key that is gone: it opens without it, and says so.
-            let notes = scenario::notes(&sim.document);
+            let notes = scenario::note_msgs(&sim.document);
             Loaded {
-                banner: (!notes.is_empty()).then(|| notes.join(" ")),
+                banner: (!notes.is_empty()).then(|| {
+                    Said::new(
+                        "{0}",
+                        vec![Arg::List(notes.into_iter().map(Arg::from).collect(), " ")],
+                    )
+                }),
                 sim,
                 at,
             }
@@ -302,22 +313,34 @@ fn load(link: &str) -> Loaded {
 }
 
 /// The run of a link without its moment, or the default run and a message.
-fn load_scenario(link: &str) -> (Sim, Option<String>) {
-    let opened = scenario::decode_link(link)
-        .map_err(|e| e.to_string())
-        .and_then(|doc| {
-            let preset = preset_of(&doc);
-            Sim::new(doc, preset)
-        });
+fn load_scenario(link: &str) -> (Sim, Option<Said>) {
+    let opened = scenario::decode_link(link).and_then(|doc| {
+        let preset = preset_of(&doc);
+        Sim::new(doc, preset)
+    });
     match opened {
         Ok(sim) => (sim, None),
         Err(e) => (
             default_sim(),
-            Some(format!(
-                "This link could not be opened — {e}. The default scenario was opened instead."
+            Some(Said::new(
+                "This link could not be opened — {0}. The default scenario was opened instead.",
+                vec![e.as_msg().into()],
             )),
         ),
     }
+}
+
+/// The banner's text when a comparison asked for on the page cannot run.
+fn comparison_cannot_run(e: &scenario::ScenarioError) -> Said {
+    Said::new("This comparison cannot run — {0}", vec![e.as_msg().into()])
+}
+
+/// The banner's text when a link's comparison cannot run (the single run opens).
+fn comparison_refused(e: &scenario::ScenarioError) -> Said {
+    Said::new(
+        "The comparison in this link cannot run — {0}. The single run was opened instead.",
+        vec![e.as_msg().into()],
+    )
 }
 
 impl App {
@@ -544,7 +567,7 @@ impl App {
             Command::LoadPreset(name) => {
                 if let Some(doc) = scenario::preset(&name) {
                     if let Err(e) = self.open(ctx, doc, Some(name)) {
-                        self.banner = Some(e);
+                        self.banner = Some(e.as_msg());
                     }
                 }
             }
@@ -558,11 +581,16 @@ impl App {
                 let doc = match choice {
                     None => Ok(base),
                     Some(i) => match base.guide.as_ref().and_then(|g| g.tries.get(i)) {
-                        Some(t) => t.apply(&base).map_err(|e| e.to_string()),
-                        None => Err(format!("the guide of {name} has no try {i}")),
+                        Some(t) => t.apply(&base).map_err(|e| e.as_msg()),
+                        None => Err(Said::new(
+                            "the guide of {0} has no try {1}",
+                            vec![text(&name), text(i)],
+                        )),
                     },
                 };
-                if let Err(e) = doc.and_then(|d| self.open(ctx, d, Some(name))) {
+                if let Err(e) =
+                    doc.and_then(|d| self.open(ctx, d, Some(name)).map_err(|e| e.as_msg()))
+                {
                     self.banner = Some(e);
                 }
             }
@@ -581,7 +609,10 @@ impl App {
                 let preset = preset_of(&doc);
                 match self.open(ctx, *doc, preset) {
                     Ok(()) => self.editor = None,
-                    Err(e) => self.action_error = Some(ActionError::other(e)),
+                    Err(e) => {
+                        self.action_error =
+                            Some(ActionError::other(messages::render(&e.as_msg(), self.lang)))
+                    }
                 }
             }
             Command::ToggleHelp => self.help = !self.help,
@@ -655,7 +686,7 @@ impl App {
         ctx: &Context<Self>,
         doc: scenario::Document,
         preset: Option<String>,
-    ) -> Result<(), String> {
+    ) -> Result<(), scenario::ScenarioError> {
         let sim = Sim::new(doc, preset)?;
         self.replace_sim(ctx, sim, true);
         Ok(())
@@ -681,7 +712,7 @@ impl App {
         if let Some(cmp) = cmp {
             match Compare::new(self.sim.document.clone(), cmp) {
                 Ok(c) => self.compare = Some(c),
-                Err(e) => self.banner = Some(format!("The comparison in this link cannot run — {e}. The single run was opened instead.")),
+                Err(e) => self.banner = Some(comparison_refused(&e)),
             }
         }
         if let Some(t) = at {
@@ -753,18 +784,18 @@ impl App {
     /// Opens imported JSON in place of the run; when it is invalid, the run goes on and
     /// the dialog shows why.
     fn import_json(&mut self, ctx: &Context<Self>, text: &str) {
-        let opened = scenario::import_json(text)
-            .map_err(|e| e.to_string())
-            .and_then(|(doc, _)| {
-                let preset = preset_of(&doc);
-                self.open(ctx, doc, preset)
-            });
+        let opened = scenario::import_json(text).and_then(|(doc, _)| {
+            let preset = preset_of(&doc);
+            self.open(ctx, doc, preset)
+        });
         match opened {
             Ok(()) => {
                 self.import_open = false;
                 self.import_error = None;
             }
-            Err(e) => self.import_error = Some(format!("Not opened — {e}")),
+            Err(e) => {
+                self.import_error = Some(Said::new("Not opened — {0}", vec![e.as_msg().into()]))
+            }
         }
     }
 
@@ -898,7 +929,7 @@ impl Component for App {
         if let Some(cmp) = sim.document.compare.clone() {
             match Compare::new(sim.document.clone(), cmp) {
                 Ok(c) => compare = Some(c),
-                Err(e) => banner = Some(format!("The comparison in this link cannot run — {e}. The single run was opened instead.")),
+                Err(e) => banner = Some(comparison_refused(&e)),
             }
         }
         if let Some(t) = props.run_to {
@@ -1203,7 +1234,7 @@ impl App {
                     on_command={on_command.clone()} />
                 if let Some(message) = &self.banner {
                     <div class="error-banner" data-testid="error-banner" role="alert">
-                        <span>{ message.clone() }</span>
+                        <span>{ messages::render(message, self.lang) }</span>
                         <button type="button" class="banner-close" onclick={dismiss} aria-label="Dismiss">{ "×" }</button>
                     </div>
                 }
@@ -1220,7 +1251,7 @@ impl App {
                     { self.resubmit_dialog(from) }
                 }
                 if self.import_open {
-                    <ImportDialog on_command={on_command} error={self.import_error.clone().map(AttrValue::from)} />
+                    <ImportDialog on_command={on_command} error={self.import_error.as_ref().map(|m| AttrValue::from(messages::render(m, self.lang)))} />
                 }
             </div>
             </ContextProvider<Lang>>
@@ -1448,11 +1479,10 @@ impl App {
             return;
         };
         let opened = Comparison::parse(&text, "compare")
-            .map_err(|e| e.to_string())
             .and_then(|cmp| Compare::new(self.sim.document.clone(), cmp));
         match opened {
             Ok(c) => self.compare = Some(c),
-            Err(e) => self.banner = Some(format!("This comparison cannot run — {e}")),
+            Err(e) => self.banner = Some(comparison_cannot_run(&e)),
         }
     }
 
@@ -1461,7 +1491,7 @@ impl App {
         if let Some(c) = self.compare.take() {
             match Compare::new(self.sim.document.clone(), c.comparison) {
                 Ok(c) => self.compare = Some(c),
-                Err(e) => self.banner = Some(format!("This comparison cannot run — {e}")),
+                Err(e) => self.banner = Some(comparison_cannot_run(&e)),
             }
         }
     }

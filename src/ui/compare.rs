@@ -15,7 +15,7 @@ use crate::engine::runtime::JobStatus;
 use crate::engine::spec::Action;
 use crate::engine::time::Micros;
 use crate::scenario::compare::{self, Comparison};
-use crate::scenario::{self, Document};
+use crate::scenario::{self, Document, ScenarioError};
 
 use super::pacer::{Pacer, Sliced};
 use super::sim::Sim;
@@ -63,8 +63,8 @@ impl Sliced for Lockstep<'_> {
 
 impl Compare {
     /// The comparison `comparison` of `base`; `Err` names the run that does not validate.
-    pub fn new(base: Document, comparison: Comparison) -> Result<Compare, String> {
-        let (a, b) = compare::variants(&base, &comparison).map_err(|e| e.to_string())?;
+    pub fn new(base: Document, comparison: Comparison) -> Result<Compare, ScenarioError> {
+        let (a, b) = compare::variants(&base, &comparison)?;
         Ok(Compare {
             a: Sim::new(a, None)?,
             b: Sim::new(b, None)?,

@@ -29,7 +29,7 @@ use crate::engine::time_travel::Rewinder;
 use crate::engine::view::{ChannelView, TaskView};
 use crate::engine::Engine;
 use crate::scenario::guide::Guide;
-use crate::scenario::{self, Document};
+use crate::scenario::{self, Document, ScenarioError};
 
 pub use super::chart_export::ChartData;
 use super::components::job_view::lanes::{self, AggLane};
@@ -261,10 +261,10 @@ fn now_ms() -> f64 {
 }
 
 impl Sim {
-    /// A run of `document`; `Err` with a readable message when it does not validate.
-    pub fn new(document: Document, preset: Option<String>) -> Result<Sim, String> {
-        let spec = scenario::to_spec(&document).map_err(|e| e.to_string())?;
-        let mut engine = Engine::new(spec).map_err(|e| e.to_string())?;
+    /// A run of `document`; `Err` names what does not validate.
+    pub fn new(document: Document, preset: Option<String>) -> Result<Sim, ScenarioError> {
+        let spec = scenario::to_spec(&document)?;
+        let mut engine = Engine::new(spec).map_err(ScenarioError::from)?;
         // The page shows the verdict, never the records: keep only the lineage runs.
         engine.keep_sink_records(false);
         let rewinder = Rewinder::for_host(&engine);

@@ -13,11 +13,14 @@
 //    included) and the event log's failure / recovery entries have no English leftovers
 //    either (minus the validation messages and previews listed in ENGINE_TEXTS);
 //  - neither do a remedy's result, the subtask's hover title, the checkpoint history's
-//    savepoint rows, the Resubmit dialog and a guide added later (topology-change-savepoint).
+//    savepoint rows, the Resubmit dialog and a guide added later (topology-change-savepoint);
+//  - a link, a moment or an import the scenario reader refuses is said in Chinese in the
+//    banner / the import dialog, and follows the switch both ways.
 // Screenshots: i18n-zh-default-<w>.png and i18n-zh-two-phases-<w>.png (stepping) at
 // 1280×720 and 1920×1080; i18n-zh-{diagnosis,compare,editor,event-log}-1440.png and
 // i18n-zh-{diagnosis-sentences,remedies,editor-events,resubmit,
-// guide-topology-change-savepoint}-1440.png at 1440×900. Only the page's own state is
+// guide-topology-change-savepoint}-1440.png at 1440×900; i18n-zh-{broken-link,import-error}-1280.png
+// (a refused link in the banner, a refused import in its dialog). Only the page's own state is
 // waited on. No console errors.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -25,7 +28,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { SCREENSHOTS, openPreset as open, runTo, watchProblems } from './browser.mjs';
+import { BASE_URL, SCREENSHOTS, encodeLink, openLink, openPreset as open, runTo, watchProblems } from './browser.mjs';
 
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
   '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
@@ -375,6 +378,57 @@ test('what the page said stays in the viewer\'s language: a refused edit\'s note
   await page.waitForFunction(() => document.documentElement.lang === 'zh-CN');
   assert.equal(await note.textContent(), zh);
   assert.equal(await graph(), zhGraph);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a link or an import that cannot be read is refused in the viewer\'s language, and follows the switch', { timeout: 120_000 }, async () => {
+  const page = await context.newPage();
+  const problems = watchProblems(page);
+  const toggle = async (lang) => {
+    // The import dialog is modal: its overlay covers the header, so the switch is
+    // pressed as a click on the button itself.
+    await page.getByTestId('lang-toggle').evaluate((b) => b.click());
+    await page.waitForFunction((l) => document.documentElement.lang === l, lang);
+  };
+  // A damaged link: the banner says why, in Chinese, and names the part ("link").
+  await openLink(page, `${BASE_URL}#z2:AAAA`);
+  const banner = page.getByTestId('error-banner');
+  const zh = await banner.locator('span').textContent();
+  assert.match(zh, /^无法打开此链接——link：链接已损坏：.*已改为打开默认场景。$/, zh);
+  await page.screenshot({ path: join(SCREENSHOTS, 'i18n-zh-broken-link-1280.png') });
+  await toggle('en');
+  const en = await banner.locator('span').textContent();
+  assert.match(en, /^This link could not be opened — link: corrupted link: .* The default scenario was opened instead\.$/, en);
+  await toggle('zh-CN');
+  assert.equal(await banner.locator('span').textContent(), zh);
+  // A link whose moment does not read: the scenario opens at 0 and the banner says so.
+  const job = {
+    version: 2, name: 'n', seed: 1, duration: '10s',
+    operators: [{ id: 'src', kind: 'source' }, { id: 'snk', kind: 'sink' }],
+    edges: [{ from: 'src', to: 'snk' }],
+  };
+  await openLink(page, `${BASE_URL}${encodeLink(job)}&t=soon`);
+  const moment = await banner.locator('span').textContent();
+  assert.match(moment, /^无法读取此链接中的时间——t：'soon' 不是虚拟时间（.*[\u4e00-\u9fff].*）；请写例如 31s 或 1500ms。场景已从 0 秒处打开。$/, moment);
+  // Imported text that is not a scenario: refused in Chinese, naming the field.
+  await page.getByTestId('import-json').click();
+  await page.getByTestId('import-text').fill('{"version": 2, "nam": "x"}');
+  await page.getByTestId('import-open').click();
+  const error = page.getByTestId('import-error');
+  await error.waitFor();
+  const zhImport = await error.textContent();
+  assert.equal(zhImport, "未打开——nam：未知字段（是否想写 'name'？）");
+  await toggle('en');
+  assert.equal(await error.textContent(), "Not opened — nam: unknown field (did you mean 'name'?)");
+  await toggle('zh-CN');
+  assert.equal(await error.textContent(), zhImport);
+  // Broken JSON names its line and column; serde's own words stay as they are.
+  await page.getByTestId('import-text').fill('{"version": 2,');
+  await page.getByTestId('import-open').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="import-error"]')?.textContent.includes('line 1'));
+  assert.match(await error.textContent(), /^未打开——line 1 column \d+：无效的 JSON：/);
+  await page.screenshot({ path: join(SCREENSHOTS, 'i18n-zh-import-error-1280.png') });
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -6,7 +6,7 @@
 //! arguments: a value (`Arg::Text`: ids, names, durations, sizes, Flink keys) as it is, an
 //! engine word (`Arg::Word`) and a clause (`Arg::Msg`) translated, a list (`Arg::List`)
 //! joined the Chinese way (`、` between names, `，` / `；` between clauses for the English
-//! `", "` / `"; "`). A code without an entry falls back to English (the catalogue tests
+//! `", "` / `"; "`, ` 和 ` for `" and "`). A code without an entry falls back to English (the catalogue tests
 //! fail for it first). Nothing here reads English text to guess its meaning.
 
 use crate::engine::log::{fill, Arg, Msg};
@@ -41,6 +41,7 @@ pub fn render_arg(arg: &Arg, lang: Lang) -> String {
                 ", " if names => "、",
                 ", " => "，",
                 "; " => "；",
+                " and " => " 和 ",
                 other => other,
             };
             items

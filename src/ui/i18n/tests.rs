@@ -597,6 +597,19 @@ fn english_left(msg: &crate::engine::log::Msg, zh: &str) -> Vec<String> {
         "false",
         "taskmanager",
         "numberOfTaskSlots",
+        // The scenario format's and the web's terms, and Flink's names for its API and
+        // its tickets.
+        "JSON",
+        "json",
+        "version",
+        "base", // base64url
+        "url",
+        "t",
+        "KB",
+        "MB",
+        "SourceFunction",
+        "FLINK",
+        "FLIP",
         // Units, as the scenario format spells them.
         "us",
         "ms",
@@ -761,4 +774,134 @@ fn the_editors_problems_translate_from_their_structured_form() {
         "{n} problems, {} codes",
         codes.len()
     );
+}
+
+/// Every way reading a scenario can fail before the job is checked — a document that is
+/// not one (bad JSON, a wrong type, an unknown field or kind, too many operators), a
+/// broken link, a broken moment, an empty or oversized import, a removed key — gives its
+/// error with a structured form whose English is the error's text (what the CLI prints)
+/// and whose Chinese leaves no English but the values it names: the banner and the import
+/// dialog show them in the viewer's language.
+#[test]
+fn the_scenario_readers_errors_translate_from_their_structured_form() {
+    use crate::scenario::{self, moment, ScenarioError};
+    let ops = |extra: &str| {
+        format!(
+            r#"{{"version": 2, "name": "n", "seed": 1, "duration": "10s",
+                "operators": [{{"id": "src", "kind": "source"}}, {extra}
+                  {{"id": "snk", "kind": "sink"}}],
+                "edges": [{{"from": "src", "to": "snk"}}]}}"#
+        )
+    };
+    let event = |e: &str| {
+        format!(
+            r#"{{"version": 2, "name": "n", "seed": 1, "duration": "10s",
+                "operators": [{{"id": "src", "kind": "source"}}, {{"id": "snk", "kind": "sink"}}],
+                "edges": [{{"from": "src", "to": "snk"}}], "events": [{e}]}}"#
+        )
+    };
+    let many_operators = format!(
+        r#"{{"version": 2, "operators": [{}]}}"#,
+        vec!["{}"; 65].join(",")
+    );
+    let many_keys = format!(
+        r#"{{"version": 2, "config": {{{}}}}}"#,
+        (0..257)
+            .map(|i| format!("\"k{i}\": 1"))
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let docs: Vec<String> = vec![
+        "[1]".into(),
+        "{".into(),
+        "{}".into(),
+        r#"{"version": 9}"#.into(),
+        r#"{"version": "two"}"#.into(),
+        r#"{"version": 2, "nam": "x"}"#.into(),
+        r#"{"version": 2, "zzzzzzzz": 1}"#.into(),
+        r#"{"version": 2, "name": 5}"#.into(),
+        r#"{"version": 2, "edges": {}}"#.into(),
+        many_operators,
+        many_keys,
+        ops(r#"{"id": "m"},"#),
+        ops(r#"{"id": "m", "kind": "sauce"},"#),
+        ops(r#"{"id": "m", "kind": "map", "rate": 5},"#),
+        ops(r#"{"id": "m", "kind": "map", "parallelism": "2"},"#),
+        ops(r#"{"id": "m", "kind": "map", "parallelism": -1},"#),
+        ops(r#"{"id": "m", "kind": "map", "cost": 5},"#),
+        ops(r#"{"id": "s2", "kind": "source", "record_size": true},"#),
+        ops(r#"{"id": "s2", "kind": "source", "skew": "x"},"#),
+        ops(r#"{"id": "s2", "kind": "source", "legacy": 1},"#),
+        ops(r#"{"id": "k", "kind": "sink", "delivery": "maybe"},"#),
+        r#"{"version": 2, "edges": [{"from": "a", "to": "b", "partitioner": "hashy"}]}"#.into(),
+        event(r#"{"at": "1s"}"#),
+        event(r#"{"at": "1s", "savepoint": {}, "trigger_checkpoint": {}}"#),
+        event(r#"{"at": "1s", "trigger_checkpoint": 5}"#),
+        event(r#"{"at": "1s", "set_config": {"key": "k", "value": [1]}}"#),
+        event(r#"{"at": "1s", "resubmit": {"from": "latest", "remove_operators": [5]}}"#),
+    ];
+    let mut errors: Vec<(String, ScenarioError)> = docs
+        .iter()
+        .map(|json| match scenario::parse_json(json) {
+            Ok(_) => panic!("{json} was read"),
+            Err(e) => (json.chars().take(60).collect(), e),
+        })
+        .collect();
+    let good = scenario::encode_link(&scenario::default_document());
+    let mut damaged = good.clone();
+    let last = damaged.pop().unwrap();
+    damaged.push(if last == 'A' { 'B' } else { 'A' });
+    let cut = &good[..good.len() / 2];
+    let links = [
+        "#".to_string(),
+        "#abc".into(),
+        "#q9:abc".into(),
+        "#z2:!!!".into(),
+        "#z2:AA".into(),
+        format!("#{damaged}"),
+        format!("#{cut}"),
+        format!("#{good}&x=1"),
+        format!("#{}", scenario::link::encode_text("{")),
+    ];
+    for link in &links {
+        let e = scenario::decode_link(link).expect_err(link);
+        errors.push((link.chars().take(40).collect(), e));
+    }
+    for link in ["#z2:a&foo=1", "#z2:a&t=1s&t=2s", "#z2:a&t=", "#z2:a&t=soon"] {
+        errors.push((link.into(), moment::split(link).expect_err(link)));
+    }
+    errors.push((
+        "blank import".into(),
+        scenario::import_json("  ").unwrap_err(),
+    ));
+    errors.push((
+        "big import".into(),
+        crate::scenario::file::check_size(scenario::MAX_IMPORT_BYTES + 1).unwrap_err(),
+    ));
+    let removed = crate::engine::config::REMOVED_KEYS[0].key;
+    let mut doc = scenario::default_document();
+    errors.push((
+        "removed key".into(),
+        doc.set_config(removed, "true").unwrap_err(),
+    ));
+    let (mut bad, mut codes) = (vec![], BTreeSet::new());
+    for (what, e) in &errors {
+        let whole = e.as_msg();
+        assert_eq!(whole.english(), e.to_string(), "{what}");
+        let msg = translated(what, e.msg.as_ref(), &e.message, &mut bad);
+        let mut c = vec![];
+        msg.codes(&mut c);
+        codes.extend(c);
+    }
+    // The notes on an old document's removed key, as the banner shows them.
+    doc.config.insert(
+        removed.to_string(),
+        crate::scenario::document::ConfigValue::Bool(true),
+    );
+    let notes = scenario::note_msgs(&doc);
+    assert_eq!(notes.len(), 1);
+    assert_eq!(notes[0].english(), scenario::notes(&doc)[0]);
+    translated("note", Some(&notes[0]), &notes[0].english(), &mut bad);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    assert!(codes.len() >= 35, "{} codes", codes.len());
 }
