@@ -264,7 +264,7 @@ impl Sim {
     /// A run of `document`; `Err` names what does not validate.
     pub fn new(document: Document, preset: Option<String>) -> Result<Sim, ScenarioError> {
         let spec = scenario::to_spec(&document)?;
-        let mut engine = Engine::new(spec).map_err(ScenarioError::from)?;
+        let mut engine = Engine::new(spec)?;
         // The page shows the verdict, never the records: keep only the lineage runs.
         engine.keep_sink_records(false);
         let rewinder = Rewinder::for_host(&engine);
