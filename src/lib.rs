@@ -6,29 +6,15 @@
 //! - [`scenario`]: the versioned scenario document, validation, presets and links.
 //! - [`flink_export`]: a scenario as a runnable Apache Flink job, and calibration of the
 //!   simulator against real Flink (`scenario -> flink_export`, never the other way).
-//! - `ui` (wasm only): the Yew playground, which reads engine views and sends commands.
+//! - [`ui`] (wasm; natively only its pure parts): the Yew playground, which reads engine
+//!   views and sends commands.
+//!
+//! The first three live in the package `checkpoint-playground-core` (`src/lib_core.rs`),
+//! the UI in `checkpoint-playground-ui` (`src/lib_ui.rs`); this crate re-exports them
+//! and is the wasm module the page loads. They are packages of their own so that the
+//! release build optimises the engine for speed and the UI for size (`Cargo.toml`).
 
-pub mod engine;
-pub mod flink_export;
-pub mod scenario;
-
-#[cfg(target_arch = "wasm32")]
-pub mod ui;
-
-/// The UI's pure parts (no DOM), compiled natively too so that they are tested
-/// without a browser; the wasm build has the whole `ui`.
-#[cfg(not(target_arch = "wasm32"))]
-pub mod ui {
-    pub mod chart_export;
-    pub mod format;
-    pub mod i18n;
-    pub mod pacer;
-    pub mod resubmit_form;
-    pub mod components {
-        pub mod job_view;
-        pub mod row_limit;
-    }
-}
+pub use checkpoint_playground_ui::{engine, flink_export, scenario, ui};
 
 /// Starts the playground in the current page: mounts the Yew app into `#app`.
 ///

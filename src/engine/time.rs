@@ -23,7 +23,7 @@ pub const MICROS_PER_SEC: Micros = 1_000_000;
 /// milliseconds, as in Flink). Whitespace between number and unit is allowed.
 ///
 /// ```
-/// use checkpoint_playground::engine::time::parse_duration;
+/// use checkpoint_playground_core::engine::time::parse_duration;
 /// assert_eq!(parse_duration("100ms"), Ok(100_000));
 /// assert_eq!(parse_duration("10 min"), Ok(600_000_000));
 /// assert!(parse_duration("ten").is_err());
@@ -63,7 +63,7 @@ pub fn parse_duration_msg(text: &str) -> Result<Micros, Msg> {
 /// Parses a size such as `256b`, `32kb`, `4 mb` (a bare number means bytes).
 ///
 /// ```
-/// use checkpoint_playground::engine::time::parse_size;
+/// use checkpoint_playground_core::engine::time::parse_size;
 /// assert_eq!(parse_size("32kb"), Ok(32 * 1024));
 /// assert_eq!(parse_size("256"), Ok(256));
 /// ```

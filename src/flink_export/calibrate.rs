@@ -716,7 +716,7 @@ pub fn find_pyflink_lib() -> Result<PathBuf, ScenarioError> {
     }
     let venv = std::env::var("FLINK_VENV")
         .map(PathBuf::from)
-        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".flink-venv"));
+        .unwrap_or_else(|_| crate::repository_root().join(".flink-venv"));
     if let Ok(dir) = std::fs::read_dir(venv.join("lib")) {
         for e in dir.flatten() {
             let lib = e.path().join("site-packages/pyflink/lib");

@@ -13,7 +13,7 @@
 //! spec, and `decode_link(&encode_link(&doc)) == Ok(doc)` for every document.
 //!
 //! ```
-//! use checkpoint_playground::scenario;
+//! use checkpoint_playground_core::scenario;
 //! let doc = scenario::parse_json(r#"{
 //!   "version": 2, "name": "tiny", "duration": "10s",
 //!   "config": {"execution.checkpointing.interval": "2s"},

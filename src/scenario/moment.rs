@@ -16,7 +16,7 @@
 //! is simulated up to it); the headless runner takes it as the default `--until`.
 //!
 //! ```
-//! use checkpoint_playground::scenario::moment;
+//! use checkpoint_playground_core::scenario::moment;
 //! let (scenario, t) = moment::split("https://example.org/#z:AAAA&t=31s").unwrap();
 //! assert_eq!((scenario, t), ("https://example.org/#z:AAAA", Some(31_000_000)));
 //! assert_eq!(moment::suffix(1_500_000), "&t=1500ms");

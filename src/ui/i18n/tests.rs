@@ -44,7 +44,7 @@ fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
 
 /// Every key passed to `t("…")`, `tf("…"` or `t_in(lang, "…")` in `src/ui`, with the file.
 fn ui_keys() -> BTreeMap<String, String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = checkpoint_playground_core::repository_root();
     let mut files = vec![];
     rust_files(&root.join("src/ui"), &mut files);
     let mut keys = BTreeMap::new();
@@ -71,7 +71,7 @@ fn ui_keys() -> BTreeMap<String, String> {
 /// `{0}`; in `src/engine`, `src/scenario` and `src/ui`, every literal a `Msg::new(` starts with
 /// (codes without arguments, such as the job's problems "must be 1 to 64 characters").
 fn engine_codes() -> BTreeSet<String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = checkpoint_playground_core::repository_root();
     let mut codes = BTreeSet::new();
     // `src/ui` builds a few messages of its own (the editor's notes): their codes too.
     for dir in ["src/engine", "src/scenario", "src/ui"] {
@@ -269,7 +269,7 @@ fn guide_translations_match_their_presets() {
 
 #[test]
 fn every_translation_file_is_listed_and_every_listed_preset_exists() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("presets/i18n/zh");
+    let dir = checkpoint_playground_core::repository_root().join("presets/i18n/zh");
     let on_disk: BTreeSet<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
