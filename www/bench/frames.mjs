@@ -4,7 +4,9 @@
 //   BASE_URL=http://127.0.0.1:8080/ node www/bench/frames.mjs [PRESET|JOB.json] [SLIDER] [SECONDS] [ZOOM]
 //
 // Opens PRESET (default `large`), or the scenario file JOB.json by its link (e.g.
-// www/bench/jobs/hash128.json: three operators at parallelism 128, 32,768 channels), in headless Chromium at 1440×900, sets the speed slider
+// www/bench/jobs/hash128.json: three operators at parallelism 128, 32,768 channels;
+// www/bench/jobs/large300.json: `large` for 300 s, so that 100× has seconds of steady state
+// where the 30-s preset gives 0.3 s), in headless Chromium at 1440×900, sets the speed slider
 // to SLIDER (75 = 100×), optionally zooms the job view (ZOOM: `fit`, `far` = four steps
 // out, `near` = four steps in), plays SECONDS of virtual time (default 20) and reports,
 // over the played frames: frame work p50 / p95 / max (wall time from the start of each
@@ -140,12 +142,20 @@ try {
   await page.waitForFunction(
     (t) => {
       const app = document.querySelector('[data-testid="app"]');
-      return app.dataset.run !== 'playing' && Number(app.dataset.nowUs) >= t;
+      // Paused at SECONDS, or finished before it (SECONDS past the scenario's duration).
+      return app.dataset.run === 'finished' || (app.dataset.run !== 'playing' && Number(app.dataset.nowUs) >= t);
     },
     Number(SECONDS) * 1e6,
     { timeout: 600_000, polling: 200 },
   );
   const wall = (Date.now() - t0) / 1000;
+  const reached = await page.evaluate(() => Number(document.querySelector('[data-testid="app"]').dataset.nowUs));
+  if (reached < Number(SECONDS) * 1e6) {
+    throw new Error(
+      `the run finished at ${reached / 1e6}s, before SECONDS=${SECONDS}: pass a time within the scenario's ` +
+        `duration (the presets last 30 s; www/bench/jobs/large300.json is \`large\` for 300 s)`,
+    );
+  }
   if (cdp) {
     const done = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
     await cdp.send('Tracing.end');

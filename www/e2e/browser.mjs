@@ -234,6 +234,39 @@ export async function openPreset(page, preset) {
   }
 }
 
+/**
+ * Scrolls the panel `testid` to the screen and waits until the browser has rendered it:
+ * the panels below the first screen are `content-visibility: auto`, so until then their
+ * text has no rendering (innerText reads empty) although it is in the DOM.
+ */
+export async function showPanel(page, testid) {
+  const panel = page.getByTestId(testid);
+  await panel.scrollIntoViewIfNeeded();
+  await panel.evaluate((el) => new Promise((resolve) => {
+    const body = el.querySelector('.panel-body') ?? el.firstElementChild ?? el;
+    const check = () => (body.checkVisibility({ contentVisibilityAuto: true }) ? resolve() : requestAnimationFrame(check));
+    check();
+  }));
+}
+
+/**
+ * A full-page screenshot with every panel rendered: the panels below the first screen are
+ * `content-visibility: auto` and a capture beyond the viewport does not make them
+ * relevant, so they would be blank; they are switched to `visible` for the capture only.
+ */
+export async function fullPageShot(page, path) {
+  await page.evaluate(() => document.querySelectorAll('.layout > .panel').forEach((el) => {
+    el.style.contentVisibility = 'visible';
+  }));
+  try {
+    await page.screenshot({ path, fullPage: true });
+  } finally {
+    await page.evaluate(() => document.querySelectorAll('.layout > .panel').forEach((el) => {
+      el.style.contentVisibility = '';
+    }));
+  }
+}
+
 /** The screen rectangles of the elements matching `selector` inside the job stage. */
 export async function rects(page, selector) {
   return page.evaluate((sel) => [...document.querySelectorAll(`[data-testid="job-stage"] ${sel}`)]

@@ -11,7 +11,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { BASE_URL, SCREENSHOTS, frameStats, linkDocument, openLink, runTo, runToEnd, sharedBrowser, watchProblems } from './browser.mjs';
+import { BASE_URL, SCREENSHOTS, frameStats, linkDocument, openLink, runTo, runToEnd, sharedBrowser, watchProblems, fullPageShot } from './browser.mjs';
 
 const browser = sharedBrowser();
 
@@ -58,7 +58,7 @@ test('compare mode: AC vs UC side by side on the backpressure preset', { timeout
   const persisted = await page.getByTestId('compare-summary').locator('tr', { hasText: 'Median persisted in-flight' }).locator('td').allTextContents();
   assert.equal(persisted[0], '0 B', `aligned persists nothing (${persisted})`);
   assert.match(persisted[1], /KB|MB/, `unaligned persists in-flight data (${persisted})`);
-  await page.screenshot({ path: join(SCREENSHOTS, 'compare.png'), fullPage: true });
+  await fullPageShot(page, join(SCREENSHOTS, 'compare.png'));
   await page.getByTestId('compare').screenshot({ path: join(SCREENSHOTS, 'compare-figure.png') });
 
   // Share: the link carries the comparison and the failure; it reopens compare mode.

@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BASE_URL, SCREENSHOTS, linkDocument, runTo, sharedBrowser, watchProblems } from './browser.mjs';
+import { BASE_URL, SCREENSHOTS, linkDocument, runTo, sharedBrowser, watchProblems, fullPageShot } from './browser.mjs';
 
 const browser = sharedBrowser();
 
@@ -108,7 +108,7 @@ test('export a run, import it back, refuse a broken one, copy charts', { timeout
   assert.match(svg, /Throughput per operator/);
   for (const op of ['src', 'map', 'out']) assert.ok(svg.includes(`>${op}</text>`), `legend ${op}`);
   assert.equal((svg.match(/<polyline /g) ?? []).length, 3, 'a series per operator');
-  await page.screenshot({ path: join(SCREENSHOTS, 'chart-copied.png'), fullPage: true });
+  await fullPageShot(page, join(SCREENSHOTS, 'chart-copied.png'));
 
   assert.deepEqual(problems, []);
   await page.close();

@@ -28,7 +28,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { BASE_URL, SCREENSHOTS, encodeLink, openLink, openPreset as open, runTo, watchProblems } from './browser.mjs';
+import { BASE_URL, SCREENSHOTS, encodeLink, openLink, openPreset as open, runTo, showPanel, watchProblems, fullPageShot } from './browser.mjs';
 
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
   '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
@@ -149,7 +149,12 @@ test('the switch toggles every panel, is keyboard operable, survives a reload an
   const problems = watchProblems(page);
   await open(page, 'two-phases');
   const link = await page.evaluate(() => location.href);
-  const heading = (id) => page.getByTestId(id).locator('h2').first().innerText();
+  // Off-screen panels are not rendered (`content-visibility: auto`), and innerText reads
+  // rendered text: look at each panel as a reader would, scrolled to.
+  const heading = async (id) => {
+    await showPanel(page, id);
+    return page.getByTestId(id).locator('h2').first().innerText();
+  };
   const zh = {};
   for (const id of PANELS.filter((p) => p !== 'header')) zh[id] = await heading(id);
   assert.match(await page.getByTestId('share').innerText(), /分享/);
@@ -195,7 +200,7 @@ test('screenshots of the Chinese interface: the default preset, two-phases while
     await page.getByTestId('app').waitFor();
     await runTo(page, 24);
     await page.screenshot({ path: join(SCREENSHOTS, `i18n-zh-default-${w}.png`) });
-    await page.screenshot({ path: join(SCREENSHOTS, `i18n-zh-default-${w}-full.png`), fullPage: true });
+    await fullPageShot(page, join(SCREENSHOTS, `i18n-zh-default-${w}-full.png`));
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
     assert.ok(overflow <= 0, `${w}: no horizontal page overflow in Chinese (${overflow} px)`);
     await open(page, 'two-phases');
@@ -209,7 +214,7 @@ test('screenshots of the Chinese interface: the default preset, two-phases while
     const phases = await page.locator('.subtask-phase').allTextContents();
     assert.ok(phases.length > 0 && !phases.some((p) => /^(out|cp) /.test(p)), `subtask lines in Chinese: ${phases.join(' | ')}`);
     await page.screenshot({ path: join(SCREENSHOTS, `i18n-zh-two-phases-${w}.png`) });
-    await page.screenshot({ path: join(SCREENSHOTS, `i18n-zh-two-phases-${w}-full.png`), fullPage: true });
+    await fullPageShot(page, join(SCREENSHOTS, `i18n-zh-two-phases-${w}-full.png`));
   }
   assert.deepEqual(problems, []);
   await page.close();
@@ -222,6 +227,7 @@ test('diagnosis, compare, the editor and the failure / recovery entries of the e
   await open(page, 'backpressure');
   // The preset fails count#1 at 45 s: its failure, restart and recovery are logged.
   await runTo(page, 50);
+  await showPanel(page, 'event-log'); // rendered only on screen
   const coded = (kind) => page.locator(`[data-testid="log-entry"][data-kind="${kind}"][data-coded="true"] .log-text`).allInnerTexts();
   const failures = await coded('failure');
   const recoveries = await coded('recovery');

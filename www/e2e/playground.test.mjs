@@ -14,7 +14,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { BASE_URL, SCREENSHOTS, frameStats, openLink, runState, runTo, sharedBrowser, watchProblems } from './browser.mjs';
+import { BASE_URL, SCREENSHOTS, frameStats, openLink, runState, runTo, sharedBrowser, watchProblems, fullPageShot } from './browser.mjs';
 
 const browser = sharedBrowser();
 
@@ -39,7 +39,7 @@ test('unaligned preset: play, unaligned checkpoint, fail a subtask, recovery and
   const problems = watchProblems(page);
   await openPreset(page, 'unaligned');
   assert.equal(await page.getByTestId('error-banner').count(), 0);
-  await page.screenshot({ path: join(SCREENSHOTS, '1-opened.png'), fullPage: true });
+  await fullPageShot(page, join(SCREENSHOTS, '1-opened.png'));
 
   // Play to exactly 20 s of virtual time: the run pauses there however fast it played.
   const at20 = await runTo(page, 20);
@@ -52,7 +52,7 @@ test('unaligned preset: play, unaligned checkpoint, fail a subtask, recovery and
   assert.ok(persisted > 0, `persisted in-flight bytes ${persisted} > 0`);
   await row.click();
   await page.getByTestId('checkpoint-timeline').waitFor();
-  await page.screenshot({ path: join(SCREENSHOTS, '2-unaligned-checkpoint.png'), fullPage: true });
+  await fullPageShot(page, join(SCREENSHOTS, '2-unaligned-checkpoint.png'));
 
   await page.getByTestId('subtask-count-0').click();
   await page.getByTestId('subtask-details').waitFor();
@@ -68,7 +68,7 @@ test('unaligned preset: play, unaligned checkpoint, fail a subtask, recovery and
   const verdict = page.getByTestId('sink-verdict');
   assert.equal(await verdict.getAttribute('data-exactly-once'), 'true', await verdict.textContent());
   assert.ok(Number(await page.getByTestId('committed').textContent()) > 0, 'records were committed');
-  await page.screenshot({ path: join(SCREENSHOTS, '3-failure-recovery.png'), fullPage: true });
+  await fullPageShot(page, join(SCREENSHOTS, '3-failure-recovery.png'));
 
   // Share puts the scenario, with the recorded failure, into the URL.
   await page.getByTestId('share').click();
@@ -111,7 +111,7 @@ test('a link with a time opens paused at exactly that moment, like playing there
   assert.equal(await page.locator('.tl').getAttribute('data-now'), '31000000');
   assert.equal(await page.getByTestId('checkpoints').innerHTML(), checkpoints, 'checkpoints as when played to 31 s');
   assert.equal(await page.getByTestId('sinks-recovery').innerHTML(), sinks, 'sinks as when played to 31 s');
-  await page.screenshot({ path: join(SCREENSHOTS, '5-link-at-31s.png'), fullPage: true });
+  await fullPageShot(page, join(SCREENSHOTS, '5-link-at-31s.png'));
   // Play goes on from there.
   const on = await runTo(page, 32);
   assert.equal(on.now, 32_000_000);
@@ -163,7 +163,7 @@ test('large preset: frame time while playing (28 subtasks)', { timeout: 120_000 
   assert.ok(channels > 100, `the lane canvas drew every channel (${channels})`);
   const size = await lanes.evaluate((el) => [el.width, el.height, el.clientWidth]);
   assert.ok(size[0] >= size[2] && size[1] > 0, `the lane canvas has a backing store at the CSS size or more (${size})`);
-  await page.screenshot({ path: join(SCREENSHOTS, '7-large.png'), fullPage: true });
+  await fullPageShot(page, join(SCREENSHOTS, '7-large.png'));
   // Only what holds on any machine: frames were measured (≥ 20 by the bound above; the
   // rolling window may merge none away, but leave a margin) and the figures are numbers.
   // Frame-time budgets belong in a benchmark.

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { BASE_URL, SCREENSHOTS, sharedBrowser, watchProblems } from './browser.mjs';
+import { BASE_URL, SCREENSHOTS, sharedBrowser, watchProblems, fullPageShot } from './browser.mjs';
 
 const browser = sharedBrowser();
 
@@ -32,7 +32,7 @@ test('the shell loads with its header and panels, and no errors', { timeout: 60_
   }
   assert.equal(await page.getByTestId('boot').count(), 0, 'the loading message is gone');
 
-  await page.screenshot({ path: join(SCREENSHOTS, 'shell.png'), fullPage: true });
+  await fullPageShot(page, join(SCREENSHOTS, 'shell.png'));
 
   assert.deepEqual(problems, [], 'no console errors, page errors or failed requests');
   await page.close();

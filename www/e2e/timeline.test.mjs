@@ -12,7 +12,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { BASE_URL, SCREENSHOTS, linkDocument, runTo, sharedBrowser, watchProblems } from './browser.mjs';
+import { BASE_URL, SCREENSHOTS, linkDocument, runTo, sharedBrowser, watchProblems, fullPageShot } from './browser.mjs';
 
 const browser = sharedBrowser();
 const S = 1_000_000;
@@ -96,7 +96,7 @@ test('timeline: drag back, marks stay, a new action forks the run and the link',
   const events = JSON.stringify(doc.events);
   assert.match(events, /"explode"/, `the Fail is in the link: ${events}`);
   assert.doesNotMatch(events, /trigger/i, `the dropped checkpoint request (${recordedAt} µs) is not: ${events}`);
-  await page.screenshot({ path: join(SCREENSHOTS, 'timeline-fork.png'), fullPage: true });
+  await fullPageShot(page, join(SCREENSHOTS, 'timeline-fork.png'));
   await page.getByTestId('timeline').screenshot({ path: join(SCREENSHOTS, 'timeline-fork-panel.png') });
   assert.deepEqual(problems, [], 'no console errors');
   await page.close();
