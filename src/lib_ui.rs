@@ -22,6 +22,7 @@ pub mod ui {
     pub mod i18n;
     pub mod pacer;
     pub mod resubmit_form;
+    pub mod shared;
     pub mod components {
         pub mod job_view;
         pub mod row_limit;

@@ -14,7 +14,8 @@
 //! [`chart_export`] (charts as data and as standalone SVG), [`clipboard`] (clipboard
 //! and downloads), [`panic`] (the page's answer to a panic: an overlay with the report and a
 //! way back to the scenario),
-//! [`pacer`] (pace-sized engine slices within a frame budget, for both loops),
+//! [`pacer`] (pace-sized engine slices within a frame budget, for both loops), [`shared`]
+//! (snapshots compared by identity in the panels' props),
 //! [`compare`] (two runs of one scenario in lockstep for the comparison view),
 //! [`flink_download`] (*Export Flink job*: the scenario's Flink job as a zip).
 
@@ -32,6 +33,7 @@ pub mod markers;
 pub mod pacer;
 pub mod panic;
 pub mod resubmit_form;
+pub mod shared;
 pub mod sim;
 pub mod theme;
 

@@ -37,6 +37,7 @@ use super::i18n::steps::{self, StepLine};
 use super::layout::Layout;
 use super::markers::{cut_marks, marks_key, TimelineMarks};
 use super::pacer::{Pacer, Sliced};
+use super::shared::Shared;
 
 /// Wall-clock budget of engine work per animation frame, in milliseconds.
 pub const FRAME_BUDGET_MS: f64 = 8.0;
@@ -128,9 +129,9 @@ fn guide_view(document: &Document, preset: Option<&str>) -> Option<Rc<GuideView>
 pub struct Snapshots {
     pub layout: Rc<Layout>,
     pub live: Rc<LiveView>,
-    pub report: Rc<Report>,
-    pub charts: Rc<ChartData>,
-    pub log: Rc<Vec<LogEntry>>,
+    pub report: Shared<Report>,
+    pub charts: Shared<ChartData>,
+    pub log: Shared<Vec<LogEntry>>,
     /// Entries ever logged when `log` was cut.
     pub log_total: u64,
     pub settings: Rc<SettingsView>,
@@ -581,7 +582,7 @@ impl Sim {
         if force || wall - self.last_report_wall >= REPORT_EVERY_MS {
             let report = e.report();
             if *self.snapshots.report != report {
-                self.snapshots.report = Rc::new(report);
+                self.snapshots.report = Shared::new(report);
             }
             let kinds = pending_kinds(e);
             if *self.snapshots.pending_kinds != kinds {
@@ -592,10 +593,10 @@ impl Sim {
         }
         if force || wall - self.last_secondary_wall >= SECONDARY_EVERY_MS {
             if keys.charts != self.keys.charts {
-                self.snapshots.charts = Rc::new(ChartData::from_engine(e));
+                self.snapshots.charts = Shared::new(ChartData::from_engine(e));
             }
             if keys.log != self.keys.log {
-                self.snapshots.log = Rc::new(log_entries(e));
+                self.snapshots.log = Shared::new(log_entries(e));
                 self.snapshots.log_total = e.log.total;
             }
             cut.charts = keys.charts;
@@ -612,9 +613,9 @@ fn cut_all(e: &Engine) -> Snapshots {
     Snapshots {
         layout: Rc::new(Layout::compute(e)),
         live: Rc::new(live_view(e)),
-        report: Rc::new(e.report()),
-        charts: Rc::new(ChartData::from_engine(e)),
-        log: Rc::new(log_entries(e)),
+        report: Shared::new(e.report()),
+        charts: Shared::new(ChartData::from_engine(e)),
+        log: Shared::new(log_entries(e)),
         log_total: e.log.total,
         settings: Rc::new(settings_view(e)),
         pending_kinds: Rc::new(pending_kinds(e)),

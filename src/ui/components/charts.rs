@@ -10,7 +10,7 @@
 //! `chart-copy-png-<name>`, that send `Command::CopyChart`; the outcome of the last copy
 //! is shown in `chart-copy-note`. Pure function of the snapshots it is given.
 
-use std::rc::Rc;
+use crate::ui::shared::Shared;
 
 use yew::prelude::*;
 
@@ -24,8 +24,8 @@ use super::panel::Panel;
 
 #[derive(Properties, PartialEq)]
 pub struct ChartsProps {
-    pub charts: Rc<ChartData>,
-    pub report: Rc<Report>,
+    pub charts: Shared<ChartData>,
+    pub report: Shared<Report>,
     pub on_command: Callback<Command>,
     /// What happened to the last chart copy (copied, downloaded instead, failed).
     #[prop_or_default]

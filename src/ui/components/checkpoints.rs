@@ -16,6 +16,7 @@
 //! (`row_limit`: the timeline the last to finish, the table the slowest end to end) and
 //! say so (`checkpoint-timeline-limit`, `checkpoint-subtasks-limit`).
 
+use crate::ui::shared::Shared;
 use std::rc::Rc;
 
 use yew::prelude::*;
@@ -48,7 +49,7 @@ const COLUMNS: [(&str, &str); 13] = [
 
 #[derive(Properties, PartialEq)]
 pub struct CheckpointsProps {
-    pub report: Rc<Report>,
+    pub report: Shared<Report>,
     pub selected: Option<u64>,
     pub on_command: Callback<Command>,
     /// The barrier kind of each checkpoint in progress.

@@ -27,6 +27,7 @@
 //! `data-after`) — how Flink applies the remedy (`remedy-flink`), and the whole-run
 //! figures as in the comparison's summary (`remedy-summary`).
 
+use crate::ui::shared::Shared;
 use std::rc::Rc;
 
 use yew::prelude::*;
@@ -52,7 +53,7 @@ pub struct RunView {
     pub mode: Mode,
     pub layout: Rc<Layout>,
     pub live: Rc<LiveView>,
-    pub report: Rc<Report>,
+    pub report: Shared<Report>,
 }
 
 #[derive(Properties, PartialEq)]

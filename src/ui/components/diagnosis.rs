@@ -19,6 +19,7 @@
 //! subtasks, windows and metrics tables draw 50 rows (`row_limit`: the slowest end to
 //! end, the most backpressured, the least idle) and say so (`<table>-limit`).
 
+use crate::ui::shared::Shared;
 use std::rc::Rc;
 
 use yew::prelude::*;
@@ -36,7 +37,7 @@ use super::row_limit::{footer, pick};
 
 #[derive(Properties, PartialEq)]
 pub struct DiagnosisProps {
-    pub report: Rc<Report>,
+    pub report: Shared<Report>,
     /// The remedy experiment running or shown.
     #[prop_or_default]
     pub remedy: Option<Rc<RemedyView>>,

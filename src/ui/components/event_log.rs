@@ -4,7 +4,7 @@
 //! the newest 400; the kind filter is `log-filter`. Reads the engine's log entries
 //! snapshot only.
 
-use std::rc::Rc;
+use crate::ui::shared::Shared;
 
 use yew::prelude::*;
 
@@ -42,7 +42,7 @@ fn log_text(e: &LogEntry, lang: Lang) -> String {
 
 #[derive(Properties, PartialEq)]
 pub struct EventLogProps {
-    pub entries: Rc<Vec<LogEntry>>,
+    pub entries: Shared<Vec<LogEntry>>,
     /// Entries ever logged: entry `i` (newest first) is number `total - 1 - i`.
     pub total: u64,
 }

@@ -11,6 +11,7 @@
 //! preset with those options; the address bar gets the new link); while a try runs, its
 //! promises are shown and `guide-try-base` goes back to the preset.
 
+use crate::ui::shared::Shared;
 use std::rc::Rc;
 
 use yew::prelude::*;
@@ -28,7 +29,7 @@ use super::panel::Panel;
 #[derive(Properties, PartialEq)]
 pub struct GuideProps {
     pub view: Rc<GuideView>,
-    pub report: Rc<Report>,
+    pub report: Shared<Report>,
     /// Whether the run reached its end (a bound not reached by then is missed).
     pub done: bool,
     /// The scenario's description, shown above the columns.

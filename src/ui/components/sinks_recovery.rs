@@ -8,7 +8,7 @@
 //! empty), with when, which subtask, the restored checkpoint, recovery time, replayed
 //! and lost records and any restore error (e.g. a refused restore).
 
-use std::rc::Rc;
+use crate::ui::shared::Shared;
 
 use yew::prelude::*;
 
@@ -21,7 +21,7 @@ use super::panel::Panel;
 
 #[derive(Properties, PartialEq)]
 pub struct SinksProps {
-    pub report: Rc<Report>,
+    pub report: Shared<Report>,
 }
 
 #[function_component(SinksRecoveryPanel)]
