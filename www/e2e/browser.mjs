@@ -243,7 +243,7 @@ export async function showPanel(page, testid) {
   const panel = page.getByTestId(testid);
   await panel.scrollIntoViewIfNeeded();
   await panel.evaluate((el) => new Promise((resolve) => {
-    const body = el.querySelector('.panel-body') ?? el.firstElementChild ?? el;
+    const body = el.querySelector('.panel-body'); // the panel itself is always "visible"
     const check = () => (body.checkVisibility({ contentVisibilityAuto: true }) ? resolve() : requestAnimationFrame(check));
     check();
   }));
