@@ -276,7 +276,7 @@ impl Layout {
             }
             vertices.push((ops, v.name.clone()));
         }
-        vertices.sort_by_key(|(ops, _)| ops[0]);
+        crate::compact_sort::sort_by_key(&mut vertices, |(ops, _)| ops[0]);
         let mut vertex_of = vec![0; n];
         for (i, (ops, _)) in vertices.iter().enumerate() {
             for &o in ops {

@@ -203,10 +203,10 @@ pub fn build(
     }
     // Input channels of a task in (gate, producer) order.
     for inputs in task_inputs.iter_mut() {
-        inputs.sort_by_key(|&c| (channels[c].gate, channels[c].from_task));
+        crate::compact_sort::sort_by_key(inputs, |&c| (channels[c].gate, channels[c].from_task));
     }
     for g in gates.iter_mut() {
-        g.channels.sort_by_key(|&c| channels[c].from_task);
+        crate::compact_sort::sort_by_key(&mut g.channels, |&c| channels[c].from_task);
     }
     ExecutionGraph {
         edges,

@@ -242,7 +242,7 @@ impl Engine {
         let mut job = spec.clone();
         job.events.clear();
         let mut timeline = spec.events.clone();
-        timeline.sort_by_key(|e| e.at);
+        crate::compact_sort::sort_by_key(&mut timeline, |e| e.at);
         let external = spec
             .operators
             .iter()

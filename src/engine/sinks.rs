@@ -453,7 +453,7 @@ pub fn sink_output(engine: &Engine) -> Vec<SinkRecord> {
             }
         }
     }
-    out.sort();
+    crate::compact_sort::sort(&mut out);
     out
 }
 

@@ -365,7 +365,7 @@ impl JobSpec {
     /// (one may remove an operator an earlier one added).
     fn resubmit_problems(&self) -> BTreeMap<usize, SpecError> {
         let mut order: Vec<usize> = (0..self.events.len()).collect();
-        order.sort_by_key(|&i| self.events[i].at);
+        crate::compact_sort::sort_by_key(&mut order, |&i| self.events[i].at);
         let mut job = std::borrow::Cow::Borrowed(self);
         let mut out = BTreeMap::new();
         for i in order {
@@ -785,7 +785,7 @@ impl JobSpec {
     /// config breaks one, reported once at `config.…`) only the values are checked.
     fn config_change_problems(&self, rules: bool) -> BTreeMap<usize, Msg> {
         let mut order: Vec<usize> = (0..self.events.len()).collect();
-        order.sort_by_key(|&i| self.events.get(i).map_or(0, |e| e.at));
+        crate::compact_sort::sort_by_key(&mut order, |&i| self.events.get(i).map_or(0, |e| e.at));
         let mut effective = self.config.clone();
         let mut out = BTreeMap::new();
         for i in order {

@@ -52,7 +52,7 @@ pub fn median(mut v: Vec<f64>) -> Option<f64> {
     if v.is_empty() {
         return None;
     }
-    v.sort_by(f64::total_cmp);
+    crate::compact_sort::sort_by(&mut v, f64::total_cmp);
     let n = v.len();
     Some(if n % 2 == 1 {
         v[n / 2]

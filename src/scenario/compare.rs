@@ -252,7 +252,9 @@ pub struct Figures {
 
 /// The median of `values` (the upper one for an even count), `None` when empty.
 pub fn median<T: Copy + PartialOrd>(values: &mut [T]) -> Option<T> {
-    values.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    crate::compact_sort::sort_by(values, |a, b| {
+        a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal)
+    });
     values.get(values.len() / 2).copied()
 }
 

@@ -115,7 +115,7 @@ impl DagLayout {
         // The slot of edge k among its operator's edges on one side, and their count.
         let slot = |k: usize, mine: &dyn Fn(usize) -> bool, other: &dyn Fn(usize) -> usize| {
             let mut side: Vec<usize> = (0..ends.len()).filter(|&j| mine(j)).collect();
-            side.sort_by(|&a, &b| {
+            crate::compact_sort::sort_by(&mut side, |&a, &b| {
                 let (na, nb) = (&self.nodes[other(a)], &self.nodes[other(b)]);
                 na.y.total_cmp(&nb.y).then(a.cmp(&b))
             });
@@ -254,7 +254,7 @@ fn order_by_barycenter(columns: &mut [Vec<usize>], forward: &[(usize, usize)], n
                 }
             };
             let mut keyed: Vec<(f64, usize)> = columns[l].iter().map(|&i| (key(i), i)).collect();
-            keyed.sort_by(|a, b| a.0.total_cmp(&b.0));
+            crate::compact_sort::sort_by(&mut keyed, |a, b| a.0.total_cmp(&b.0));
             columns[l] = keyed.into_iter().map(|(_, i)| i).collect();
             for (r, &i) in columns[l].iter().enumerate() {
                 pos[i] = r as f64;

@@ -548,7 +548,7 @@ fn sort_events(doc: &mut Document, index: usize) -> usize {
         .enumerate()
         .map(|(i, e)| (parse_duration(&e.at).unwrap_or(u64::MAX), i, e))
         .collect();
-    tagged.sort_by_key(|(t, i, _)| (*t, *i));
+    crate::compact_sort::sort_by_key(&mut tagged, |(t, i, _)| (*t, *i));
     let new = tagged.iter().position(|(_, i, _)| *i == index).unwrap_or(0);
     doc.events = tagged.into_iter().map(|(_, _, e)| e).collect();
     new

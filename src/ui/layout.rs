@@ -189,7 +189,7 @@ impl Layout {
             }
         }
         let mut order: Vec<usize> = (0..n_v).collect();
-        order.sort_by_key(|&v| (layer[v], v));
+        crate::compact_sort::sort_by_key(&mut order, |&v| (layer[v], v));
         let mut column = vec![0usize; n_v];
         for (c, &v) in order.iter().enumerate() {
             column[v] = c;
@@ -201,10 +201,14 @@ impl Layout {
             inputs_of[c.to_task].push(c.id);
         }
         for list in outputs_of.iter_mut() {
-            list.sort_by_key(|&c| (e.channels[c].edge, e.channels[c].to_task));
+            crate::compact_sort::sort_by_key(list, |&c| {
+                (e.channels[c].edge, e.channels[c].to_task)
+            });
         }
         for list in inputs_of.iter_mut() {
-            list.sort_by_key(|&c| (e.channels[c].edge, e.channels[c].from_task));
+            crate::compact_sort::sort_by_key(list, |&c| {
+                (e.channels[c].edge, e.channels[c].from_task)
+            });
         }
         // Headers: every operator of the chain, then the inputs of its head.
         let header = |v: usize| -> (Vec<(String, &'static str)>, Vec<String>) {
@@ -476,7 +480,9 @@ impl Layout {
             .enumerate()
             .filter_map(|(i, key)| {
                 let mut list = of_box.remove(&key)?;
-                list.sort_by_key(|&t| (tasks[t].task_manager, tasks[t].slot, t));
+                crate::compact_sort::sort_by_key(&mut list, |&t| {
+                    (tasks[t].task_manager, tasks[t].slot, t)
+                });
                 let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
                 for &t in &list {
                     let b = &tasks[t];

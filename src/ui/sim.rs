@@ -176,7 +176,7 @@ impl FrameStats {
             return None;
         }
         let mut sorted = self.samples.clone();
-        sorted.sort_by(|a, b| a.total_cmp(b));
+        crate::compact_sort::sort_by(&mut sorted, f64::total_cmp);
         let avg = sorted.iter().sum::<f64>() / sorted.len() as f64;
         let p95 = sorted[((sorted.len() as f64 * 0.95).ceil() as usize).clamp(1, sorted.len()) - 1];
         Some((avg, p95, sorted.len()))

@@ -16,7 +16,7 @@ pub fn percentile(values: &[f64], p: f64) -> Option<f64> {
         return None;
     }
     let mut v = values.to_vec();
-    v.sort_by(|a, b| a.total_cmp(b));
+    crate::compact_sort::sort_by(&mut v, f64::total_cmp);
     let n = v.len() as f64;
     let pos = p / 100.0 * (n + 1.0);
     if pos < 1.0 {

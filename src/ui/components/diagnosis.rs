@@ -252,7 +252,7 @@ fn checkpoint_view(
     let p = &d.phases;
     let mut subtasks: Vec<_> = c.subtasks.iter().collect();
     if by_duration {
-        subtasks.sort_by(|a, b| {
+        crate::compact_sort::sort_by(&mut subtasks, |a, b| {
             b.end_to_end_ms
                 .unwrap_or(f64::INFINITY)
                 .total_cmp(&a.end_to_end_ms.unwrap_or(f64::INFINITY))

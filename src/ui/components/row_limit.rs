@@ -32,7 +32,9 @@ pub fn pick(scores: &[f64], all: bool) -> Vec<usize> {
         return (0..scores.len()).collect();
     }
     let mut order: Vec<usize> = (0..scores.len()).collect();
-    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+    crate::compact_sort::sort_by(&mut order, |&a, &b| {
+        scores[b].total_cmp(&scores[a]).then(a.cmp(&b))
+    });
     order.truncate(ROW_LIMIT);
     order.sort_unstable();
     order
