@@ -101,3 +101,45 @@ test('timeline: drag back, marks stay, a new action forks the run and the link',
   assert.deepEqual(problems, [], 'no console errors');
   await page.close();
 });
+
+// What is drawn stays drawn: as a run goes on, the timeline's checkpoint marks, the
+// history rows and the chart's bars already on the page stay the same DOM nodes with the
+// same content, and only the new ones are added. Yew matches an unkeyed list from its
+// end, so a list that grows at its end, or a keyed one spliced next to an unkeyed sibling,
+// re-wrote every item on each new checkpoint (issue 19, item 5: ~250 DOM writes per frame
+// on `large` at 100×, growing with the run).
+test('timeline: marks, history rows and chart bars already drawn are kept as the run goes on', { timeout: 120_000 }, async () => {
+  const page = await browser().context.newPage();
+  const problems = watchProblems(page);
+  await page.goto(BASE_URL, { waitUntil: 'load' });
+  await page.getByTestId('app').waitFor({ timeout: 20_000 });
+  await page.getByTestId('preset-select').selectOption('healthy');
+  await page.getByTestId('timeline').waitFor();
+  await runTo(page, 9);
+
+  const firstMark = page.locator('.tl-mark.tl-checkpoint').first();
+  const firstRow = page.locator('[data-testid="checkpoint-row"][data-id="1"]');
+  const firstBar = page.locator('[data-testid="chart-duration"] rect').first();
+  const marksBefore = await page.locator('.tl-mark.tl-checkpoint').count();
+  assert.ok(marksBefore >= 2, `checkpoints marked by 9 s: ${marksBefore}`);
+  const before = {
+    mark: [await firstMark.getAttribute('title'), await firstMark.getAttribute('style')],
+    bar: await firstBar.evaluate((el) => el.textContent),
+  };
+  for (const el of [firstMark, firstRow, firstBar]) await el.evaluate((node) => { node.__drawn = true; });
+
+  await runTo(page, 20);
+  const marksAfter = await page.locator('.tl-mark.tl-checkpoint').count();
+  assert.ok(marksAfter >= marksBefore + 3, `more checkpoints marked by 20 s: ${marksBefore} -> ${marksAfter}`);
+  for (const [name, el] of [['first mark', firstMark], ['row 1', firstRow], ['first bar', firstBar]]) {
+    assert.equal(await el.evaluate((node) => node.__drawn === true), true, `the ${name} is the node drawn at 9 s`);
+  }
+  assert.deepEqual(
+    [await firstMark.getAttribute('title'), await firstMark.getAttribute('style')],
+    before.mark,
+    'the first mark still marks checkpoint 1 where it was',
+  );
+  assert.equal(await firstBar.evaluate((el) => el.textContent), before.bar, 'the first bar is still checkpoint 1');
+  assert.deepEqual(problems, [], 'no console errors');
+  await page.close();
+});

@@ -46,11 +46,14 @@ fn copy_button(on_command: &Callback<Command>, name: &'static str, format: Chart
 }
 
 fn frame(chart: &Chart, on_command: &Callback<Command>) -> Html {
-    let marks = chart.marks.iter().map(|m| match m {
-        Mark::Line { points, color } => html! { <polyline class="series" points={points.clone()} stroke={*color} /> },
-        Mark::Area { points } => html! { <polygon class="area" points={points.clone()} /> },
+    // Keyed by position, in a fragment of their own: the marks only grow at the end (a
+    // bar per checkpoint), and Yew matches an unkeyed list from its end, so a new bar
+    // would re-write every bar before it.
+    let marks = chart.marks.iter().enumerate().map(|(i, m)| match m {
+        Mark::Line { points, color } => html! { <polyline key={i} class="series" points={points.clone()} stroke={*color} /> },
+        Mark::Area { points } => html! { <polygon key={i} class="area" points={points.clone()} /> },
         Mark::Bar { x, y, width, height, class, title } => html! {
-            <g>
+            <g key={i}>
                 <rect class={*class} x={format!("{x:.1}")} y={format!("{y:.1}")} width={format!("{width:.1}")}
                     height={format!("{height:.1}")}><title>{ title.clone() }</title></rect>
                 if *class == "bar-failed" {
@@ -89,7 +92,7 @@ fn frame(chart: &Chart, on_command: &Callback<Command>) -> Html {
                 <line class="axis" x1={format!("{L}")} x2={format!("{:.1}", W - R)} y1={format!("{:.1}", H - B)} y2={format!("{:.1}", H - B)} />
                 <text class="tick" x={format!("{:.1}", L - 4.0)} y={format!("{:.1}", T + 4.0)} text-anchor="end">{ chart.y_max_label.clone() }</text>
                 <text class="tick" x={format!("{:.1}", L - 4.0)} y={format!("{:.1}", H - B)} text-anchor="end">{ "0" }</text>
-                { for marks }
+                <>{ for marks }</>
             </svg>
         </figure>
     }

@@ -418,7 +418,8 @@ pub fn checkpoints_panel(props: &CheckpointsProps) -> Html {
                         if count == 0 {
                             <tr class="table-empty"><td colspan={COLUMNS.len().to_string()}>{ i18n::t("No checkpoints yet.") }</td></tr>
                         }
-                        { for rows }
+                        // Keyed rows in a fragment of their own (see the timeline's marks).
+                        <>{ for rows }</>
                     </tbody>
                 </table>
             </div>

@@ -177,19 +177,20 @@ pub fn diagnosis_panel(props: &DiagnosisProps) -> Html {
     };
     let strip = html! {
         <div class="diag-strip" data-testid="diagnosis-strip" role="list" aria-label={t("Recent checkpoints: height is the end-to-end duration")}>
-            { for recent.iter().map(|c| {
+            // Keyed, in a fragment of its own: the strip slides as checkpoints come.
+            <>{ for recent.iter().map(|c| {
                 let id = c.id;
                 let pinned = pinned.clone();
                 let h = (dur_of(c) / longest * 100.0).max(4.0);
                 let selected = picked.is_some_and(|p| p.id == id);
                 let title = tf("checkpoint {0}: {1} · {2}", &[&id, &t_dyn(&c.status.replace('_', " ")), &format::ms(dur_of(c))]);
                 html! {
-                    <button role="listitem" class={classes!(bar_class(c), selected.then_some("selected"))}
+                    <button key={id} role="listitem" class={classes!(bar_class(c), selected.then_some("selected"))}
                         data-testid="diagnosis-bar" data-id={id.to_string()} title={title}
                         style={format!("height:{h:.0}%")}
                         onclick={Callback::from(move |_| pinned.set(Some(id)))}></button>
                 }
-            }) }
+            }) }</>
         </div>
     };
     let body = match picked {

@@ -80,7 +80,9 @@ pub fn event_log(props: &EventLogProps) -> Html {
                 if shown.is_empty() {
                     <li class="muted">{ t("Nothing yet: press play.") }</li>
                 }
-                { for shown.iter().map(|(seq, e)| {
+                // A fragment of its own, so that the entries reconcile by key (see the
+                // timeline's marks).
+                <>{ for shown.iter().map(|(seq, e)| {
                     let kind = kind_name(e.kind);
                     html! {
                         <li key={*seq} class={classes!("log-entry", format!("log-{kind}"))} data-testid="log-entry" data-kind={kind}
@@ -90,7 +92,7 @@ pub fn event_log(props: &EventLogProps) -> Html {
                             <span class="log-text">{ log_text(e, lang) }</span>
                         </li>
                     }
-                }) }
+                }) }</>
             </ol>
         </Panel>
     }

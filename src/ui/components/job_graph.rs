@@ -1175,10 +1175,12 @@ fn draw(els: &Els, drawn: &mut Drawn) -> Option<Nodes> {
         place_ribbon_labels(labels, &scene.ribbons, &vp, view, &obstacles);
     }
     if let Some(svg) = &els.svg {
-        let _ = svg.set_attribute(
-            "viewBox",
-            &format!("{:.2} {:.2} {:.2} {:.2}", vis.0, vis.1, vis.2, vis.3),
-        );
+        // Set only when it changed: Chromium re-lays out the whole SVG on every write of
+        // its viewBox, even of the same value, and this runs on every drawn frame.
+        let view_box = format!("{:.2} {:.2} {:.2} {:.2}", vis.0, vis.1, vis.2, vis.3);
+        if svg.get_attribute("viewBox").as_deref() != Some(view_box.as_str()) {
+            let _ = svg.set_attribute("viewBox", &view_box);
+        }
         // The names' semantic zoom: one factor for the headers and the subtask boxes,
         // what the smaller of their rooms allows.
         let room = layout
@@ -2225,8 +2227,10 @@ pub fn job_graph_panel(props: &JobGraphProps) -> Html {
                         role="group" aria-label="Execution graph: one button per subtask" onclick={onclick_bg}>
                         <PlanBoxes layout={layout.clone()} {nodes} />
                         <g class="nodes" data-testid={format!("job-nodes{stem}")} data-nodes={nodes.name()}>
-                            { for subtask_nodes }
-                            { for block_nodes }
+                            // Two keyed lists, each in a fragment of its own: spliced
+                            // together, a subtask's and a block's keys could collide.
+                            <>{ for subtask_nodes }</>
+                            <>{ for block_nodes }</>
                         </g>
                     </svg>
                     <div class="ribbon-labels" ref={labels} aria-hidden="true"></div>

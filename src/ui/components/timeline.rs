@@ -15,6 +15,7 @@
 use std::rc::Rc;
 
 use yew::prelude::*;
+use yew::virtual_dom::Key;
 
 use crate::ui::i18n::{t, t_dyn, tf, use_lang};
 
@@ -63,9 +64,19 @@ fn tick_step(duration: Micros) -> Micros {
         * SECOND
 }
 
-fn mark(kind: &'static str, at: Micros, duration: Micros, title: String, glyph: &str) -> Html {
+/// One mark on the track. `key` identifies it among its list's marks: Yew matches the
+/// children of an unkeyed list from the end, so a mark appended to one (a checkpoint that
+/// just ended) would re-write every mark before it, each frame while a run plays.
+fn mark(
+    key: Key,
+    kind: &'static str,
+    at: Micros,
+    duration: Micros,
+    title: String,
+    glyph: &str,
+) -> Html {
     html! {
-        <span class={classes!("tl-mark", format!("tl-{kind}"))} data-testid="timeline-mark"
+        <span {key} class={classes!("tl-mark", format!("tl-{kind}"))} data-testid="timeline-mark"
             data-kind={kind} style={format!("left: {}", pct(at, duration))} title={title}>
             { glyph.to_string() }
         </span>
@@ -186,13 +197,13 @@ pub fn timeline(props: &TimelineProps) -> Html {
                 &format::clock(end),
             ],
         );
-        Some(mark(kind, end, duration, title, glyph))
+        Some(mark(c.id.into(), kind, end, duration, title, glyph))
     });
-    let failures = m.failures.iter().map(|f| {
+    let failures = m.failures.iter().enumerate().map(|(i, f)| {
         let title = tf("failure at {0}: {1}", &[&format::clock(f.at), &f.what]);
         let band = f.recovered.map(|r| {
             html! {
-                <span class="tl-outage" style={format!("left: {}; width: {}", pct(f.at, duration), pct(r.saturating_sub(f.at), duration))} />
+                <span key="band" class="tl-outage" style={format!("left: {}; width: {}", pct(f.at, duration), pct(r.saturating_sub(f.at), duration))} />
             }
         });
         let recovery = f.recovered.map(|r| {
@@ -200,11 +211,12 @@ pub fn timeline(props: &TimelineProps) -> Html {
                 "recovered at {0} (failure at {1}, {2} to recover)",
                 &[&format::clock(r), &format::clock(f.at), &format::dur(r - f.at)],
             );
-            mark("recovery", r, duration, title, "↺")
+            mark("recovery".into(), "recovery", r, duration, title, "↺")
         });
-        html! { <>{ for band }{ mark("failure", f.at, duration, title, "✕") }{ for recovery }</> }
+        let failure = mark("failure".into(), "failure", f.at, duration, title, "✕");
+        html! { <key={i}>{ for band }{ failure }{ for recovery }</> }
     });
-    let actions = m.actions.iter().map(|a| {
+    let actions = m.actions.iter().enumerate().map(|(i, a)| {
         let title = format!(
             "{} at {}: {}",
             if a.recorded {
@@ -216,7 +228,7 @@ pub fn timeline(props: &TimelineProps) -> Html {
             a.label
         );
         html! {
-            <span class={classes!("tl-mark", "tl-action", a.recorded.then_some("recorded"))}
+            <span key={i} class={classes!("tl-mark", "tl-action", a.recorded.then_some("recorded"))}
                 data-testid="timeline-mark" data-kind="action" data-recorded={a.recorded.to_string()}
                 style={format!("left: {}", pct(a.at, duration))} title={title}>{ "◆" }</span>
         }
@@ -261,9 +273,12 @@ pub fn timeline(props: &TimelineProps) -> Html {
                         <span class="tl-reached" style={format!("width: {}", pct(furthest, duration))} />
                         <span class="tl-played" style={format!("width: {}", pct(at, duration))} />
                     </div>
-                    { for failures }
-                    { for checkpoints }
-                    { for actions }
+                    // Each keyed list in a fragment of its own: `{ for … }` splices its
+                    // items into the enclosing list, and one unkeyed sibling (the rail)
+                    // would make Yew reconcile them all unkeyed, from the end.
+                    <>{ for failures }</>
+                    <>{ for checkpoints }</>
+                    <>{ for actions }</>
                     { for fork }
                     { for hover_label }
                     <div class="tl-handle" data-testid="timeline-handle" tabindex="0" role="slider"
