@@ -23,6 +23,7 @@ pub mod ui {
     pub mod chart_export;
     pub mod format;
     pub mod i18n;
+    pub mod offscreen;
     pub mod pacer;
     pub mod resubmit_form;
     pub mod shared;

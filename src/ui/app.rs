@@ -90,8 +90,10 @@ use super::components::sinks_recovery::SinksRecoveryPanel;
 use super::components::timeline::Timeline;
 use super::i18n::steps::StepLine;
 use super::i18n::{guides, messages, Lang};
+use super::offscreen::{Lower, Offscreen};
+use super::panel_watch::PanelWatch;
 use super::resubmit_form::{EdgeChoice, OperatorChoice, Snapshot};
-use super::sim::{FrameStats, Sim, FRAME_BUDGET_MS};
+use super::sim::{FrameStats, Sim, Snapshots, FRAME_BUDGET_MS};
 use crate::engine::log::{text, Arg, Msg as Said};
 use crate::scenario::compare::Comparison;
 
@@ -131,6 +133,8 @@ pub enum Msg {
     HashChanged,
     /// The first task after a played frame ran: the frame's work ended (its start).
     FrameDone(f64),
+    /// Lower panels scrolled into or out of view.
+    OnScreen(Vec<(Lower, bool)>),
 }
 
 pub struct App {
@@ -197,6 +201,10 @@ pub struct App {
     lang: Lang,
     /// Presentation mode (full screen, the job view alone, larger marks, high contrast).
     presentation: bool,
+    /// The snapshot each lower panel draws: while playing, the last one it drew when it
+    /// is off screen ([`Offscreen`]); kept in step after every message.
+    offscreen: Offscreen<Snapshots>,
+    panel_watch: Option<PanelWatch>,
 }
 
 /// Seeks that replay more virtual time than this show "computing" first.
@@ -909,98 +917,9 @@ impl App {
     }
 }
 
-impl Component for App {
-    type Message = Msg;
-    type Properties = AppProps;
-
-    fn create(ctx: &Context<Self>) -> Self {
-        let props = ctx.props();
-        let link = match &props.link {
-            Some(l) => l.to_string(),
-            None if props.use_location => location_hash(),
-            None => String::new(),
-        };
-        let Loaded {
-            mut sim,
-            mut banner,
-            at,
-        } = load(&link);
-        let mut compare = None;
-        if let Some(cmp) = sim.document.compare.clone() {
-            match Compare::new(sim.document.clone(), cmp) {
-                Ok(c) => compare = Some(c),
-                Err(e) => banner = Some(comparison_refused(&e)),
-            }
-        }
-        if let Some(t) = props.run_to {
-            match &mut compare {
-                Some(c) => c.run_to(t),
-                None => sim.run_to(t),
-            }
-        }
-        // A link's moment: the single run seeks there on the first frame (showing
-        // "computing" on the timeline when it is long); comparison mode runs both now.
-        let mut pending_seek = None;
-        if let Some(t) = at {
-            match &mut compare {
-                Some(c) => c.run_to(t),
-                None => pending_seek = Some(t),
-            }
-        }
-        let on_command = ctx.link().callback(Msg::Cmd);
-        let on_select = ctx
-            .link()
-            .callback(|t: Option<usize>| Msg::Cmd(Command::SelectTask(t)));
-        App {
-            sim,
-            playing: false,
-            speed: 10.0,
-            selected_task: None,
-            selected_checkpoint: None,
-            banner,
-            action_error: None,
-            share_note: None,
-            help: false,
-            last_ts: None,
-            raf: None,
-            keydown: None,
-            frame_stats: FrameStats::default(),
-            step_note: None,
-            step_count: 0,
-            engine_stats: FrameStats::default(),
-            cut_stats: FrameStats::default(),
-            effective_speed: None,
-            on_command,
-            on_select,
-            import_open: false,
-            import_error: None,
-            resubmit: None,
-            resubmit_error: None,
-            chart_note: None,
-            editor: None,
-            pending_seek,
-            seek_computing: false,
-            compare,
-            remedy: None,
-            remedy_view: None,
-            remedy_base: None,
-            compare_choices: Rc::new(compare_runs::choices()),
-            pause_at: None,
-            share_at_time: false,
-            own_hash: link.trim_start_matches('#').to_string(),
-            hashchange: None,
-            interval_stats: FrameStats::default(),
-            theme: super::theme::stored(),
-            lang: {
-                let lang = super::i18n::web::initial();
-                super::i18n::web::apply(lang);
-                lang
-            },
-            presentation: false,
-        }
-    }
-
-    fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
+impl App {
+    /// [`Component::update`]'s work, before the lower panels' snapshots are synced.
+    fn handle(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
         match msg {
             Msg::Cmd(cmd) => {
                 self.run_command(ctx, cmd);
@@ -1024,6 +943,13 @@ impl Component for App {
                 self.open_location(ctx);
                 self.remember_for_panic();
                 true
+            }
+            Msg::OnScreen(changes) => {
+                for (panel, on_screen) in changes {
+                    self.offscreen.set_on_screen(panel, on_screen);
+                }
+                // Re-render only when a held panel may catch up.
+                self.playing
             }
             Msg::FrameDone(start) => {
                 self.frame_stats.record(perf_now() - start);
@@ -1092,38 +1018,146 @@ impl Component for App {
         }
     }
 
+    /// [`Component::rendered`]'s first time: the theme, the page's own listeners.
+    fn first_rendered(&mut self, ctx: &Context<Self>) {
+        self.apply_theme();
+        if ctx.props().use_location {
+            let cb = ctx.link().callback(|_: web_sys::Event| Msg::HashChanged);
+            let closure = Closure::wrap(
+                Box::new(move |e: web_sys::Event| cb.emit(e)) as Box<dyn FnMut(web_sys::Event)>
+            );
+            // Back / Forward between pushed entries fire `popstate` (and not always
+            // `hashchange`); a pasted link fires `hashchange`. Either opens the link once.
+            if let Some(window) = web_sys::window() {
+                for event in ["hashchange", "popstate"] {
+                    let _ = window
+                        .add_event_listener_with_callback(event, closure.as_ref().unchecked_ref());
+                }
+            }
+            self.hashchange = Some(closure);
+        }
+        if self.pending_seek.is_some() {
+            self.request_frame(ctx);
+        }
+        self.remember_for_panic();
+        let cb = ctx.link().callback(Msg::Key);
+        let closure = Closure::wrap(Box::new(move |e: web_sys::KeyboardEvent| cb.emit(e))
+            as Box<dyn FnMut(web_sys::KeyboardEvent)>);
+        if let Some(window) = web_sys::window() {
+            let _ = window
+                .add_event_listener_with_callback("keydown", closure.as_ref().unchecked_ref());
+        }
+        self.keydown = Some(closure);
+    }
+}
+
+impl Component for App {
+    type Message = Msg;
+    type Properties = AppProps;
+
+    fn create(ctx: &Context<Self>) -> Self {
+        let props = ctx.props();
+        let link = match &props.link {
+            Some(l) => l.to_string(),
+            None if props.use_location => location_hash(),
+            None => String::new(),
+        };
+        let Loaded {
+            mut sim,
+            mut banner,
+            at,
+        } = load(&link);
+        let mut compare = None;
+        if let Some(cmp) = sim.document.compare.clone() {
+            match Compare::new(sim.document.clone(), cmp) {
+                Ok(c) => compare = Some(c),
+                Err(e) => banner = Some(comparison_refused(&e)),
+            }
+        }
+        if let Some(t) = props.run_to {
+            match &mut compare {
+                Some(c) => c.run_to(t),
+                None => sim.run_to(t),
+            }
+        }
+        // A link's moment: the single run seeks there on the first frame (showing
+        // "computing" on the timeline when it is long); comparison mode runs both now.
+        let mut pending_seek = None;
+        if let Some(t) = at {
+            match &mut compare {
+                Some(c) => c.run_to(t),
+                None => pending_seek = Some(t),
+            }
+        }
+        let on_command = ctx.link().callback(Msg::Cmd);
+        let on_select = ctx
+            .link()
+            .callback(|t: Option<usize>| Msg::Cmd(Command::SelectTask(t)));
+        let offscreen = Offscreen::new(&sim.snapshots);
+        App {
+            sim,
+            offscreen,
+            panel_watch: None,
+            playing: false,
+            speed: 10.0,
+            selected_task: None,
+            selected_checkpoint: None,
+            banner,
+            action_error: None,
+            share_note: None,
+            help: false,
+            last_ts: None,
+            raf: None,
+            keydown: None,
+            frame_stats: FrameStats::default(),
+            step_note: None,
+            step_count: 0,
+            engine_stats: FrameStats::default(),
+            cut_stats: FrameStats::default(),
+            effective_speed: None,
+            on_command,
+            on_select,
+            import_open: false,
+            import_error: None,
+            resubmit: None,
+            resubmit_error: None,
+            chart_note: None,
+            editor: None,
+            pending_seek,
+            seek_computing: false,
+            compare,
+            remedy: None,
+            remedy_view: None,
+            remedy_base: None,
+            compare_choices: Rc::new(compare_runs::choices()),
+            pause_at: None,
+            share_at_time: false,
+            own_hash: link.trim_start_matches('#').to_string(),
+            hashchange: None,
+            interval_stats: FrameStats::default(),
+            theme: super::theme::stored(),
+            lang: {
+                let lang = super::i18n::web::initial();
+                super::i18n::web::apply(lang);
+                lang
+            },
+            presentation: false,
+        }
+    }
+
+    fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
+        let render = self.handle(ctx, msg);
+        self.offscreen.sync(&self.sim.snapshots, self.playing);
+        render
+    }
+
     fn rendered(&mut self, ctx: &Context<Self>, first_render: bool) {
         if first_render {
-            self.apply_theme();
-            if ctx.props().use_location {
-                let cb = ctx.link().callback(|_: web_sys::Event| Msg::HashChanged);
-                let closure =
-                    Closure::wrap(Box::new(move |e: web_sys::Event| cb.emit(e))
-                        as Box<dyn FnMut(web_sys::Event)>);
-                // Back / Forward between pushed entries fire `popstate` (and not always
-                // `hashchange`); a pasted link fires `hashchange`. Either opens the link once.
-                if let Some(window) = web_sys::window() {
-                    for event in ["hashchange", "popstate"] {
-                        let _ = window.add_event_listener_with_callback(
-                            event,
-                            closure.as_ref().unchecked_ref(),
-                        );
-                    }
-                }
-                self.hashchange = Some(closure);
-            }
-            if self.pending_seek.is_some() {
-                self.request_frame(ctx);
-            }
-            self.remember_for_panic();
-            let cb = ctx.link().callback(Msg::Key);
-            let closure = Closure::wrap(Box::new(move |e: web_sys::KeyboardEvent| cb.emit(e))
-                as Box<dyn FnMut(web_sys::KeyboardEvent)>);
-            if let Some(window) = web_sys::window() {
-                let _ = window
-                    .add_event_listener_with_callback("keydown", closure.as_ref().unchecked_ref());
-            }
-            self.keydown = Some(closure);
+            self.panel_watch = PanelWatch::new(ctx.link().callback(Msg::OnScreen));
+            self.first_rendered(ctx);
+        }
+        if let Some(watch) = &mut self.panel_watch {
+            watch.follow();
         }
     }
 
@@ -1146,6 +1180,7 @@ impl Component for App {
             return self.compare_view(c);
         }
         let snaps = &self.sim.snapshots;
+        let held = |panel| self.offscreen.shown(panel);
         let on_command = self.on_command.clone();
         self.page(
             None,
@@ -1189,15 +1224,15 @@ impl Component for App {
                         error={self.action_error.clone()} />
                     <SettingsPanel settings={snaps.settings.clone()} on_command={on_command.clone()}
                         error={self.action_error.clone()} />
-                    <CheckpointsPanel report={snaps.report.clone()} selected={self.selected_checkpoint}
-                        pending_kinds={snaps.pending_kinds.clone()}
+                    <CheckpointsPanel report={held(Lower::Checkpoints).report.clone()} selected={self.selected_checkpoint}
+                        pending_kinds={held(Lower::Checkpoints).pending_kinds.clone()}
                         on_command={on_command.clone()} />
-                    <DiagnosisPanel report={snaps.report.clone()} remedy={self.remedy_view.clone()}
+                    <DiagnosisPanel report={held(Lower::Diagnosis).report.clone()} remedy={self.remedy_view.clone()}
                         on_command={on_command.clone()} />
-                    <SinksRecoveryPanel report={snaps.report.clone()} />
-                    <ChartsPanel charts={snaps.charts.clone()} report={snaps.report.clone()}
+                    <SinksRecoveryPanel report={held(Lower::Sinks).report.clone()} />
+                    <ChartsPanel charts={held(Lower::Charts).charts.clone()} report={held(Lower::Charts).report.clone()}
                         on_command={on_command.clone()} copy_note={self.chart_note.clone().map(AttrValue::from)} />
-                    <EventLog entries={snaps.log.clone()} total={snaps.log_total} />
+                    <EventLog entries={held(Lower::Log).log.clone()} total={held(Lower::Log).log_total} />
                 </main>
             },
         )
