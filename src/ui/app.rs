@@ -1146,8 +1146,18 @@ impl Component for App {
     }
 
     fn update(&mut self, ctx: &Context<Self>, msg: Msg) -> bool {
+        // Only a run playing on by itself holds the panels off screen: after anything
+        // the viewer did (a command, a key, a link, the seek it asked for) every panel is
+        // current, so none holds a snapshot of another run or of a moment the viewer
+        // travelled away from.
+        let by_itself = match msg {
+            Msg::Frame(_) => self.pending_seek.is_none(),
+            Msg::FrameDone(_) | Msg::OnScreen(_) => true,
+            _ => false,
+        };
         let render = self.handle(ctx, msg);
-        self.offscreen.sync(&self.sim.snapshots, self.playing);
+        self.offscreen
+            .sync(&self.sim.snapshots, self.playing && by_itself);
         render
     }
 

@@ -2,12 +2,13 @@
 //!
 //! Contract: [`Offscreen`] holds, for each [`Lower`] panel, the snapshot the panel is
 //! given. [`Offscreen::sync`] (the host calls it after every change) hands a panel the
-//! current snapshot when the run is not playing or the panel is on screen; a panel off
-//! screen while the run plays keeps the one it drew last, so its props stay identical and
-//! it does not re-render. It is never behind for longer than it stays out of sight: coming
-//! on screen ([`Offscreen::set_on_screen`]) or the run stopping hands it the current
-//! snapshot at once. What a panel shows is therefore always a true snapshot of the run,
-//! at worst an older one, and only while nobody can see it.
+//! current snapshot unless the run is playing on by itself (the host passes `playing`
+//! false after any command of the viewer's) and the panel is off screen; such a panel
+//! keeps the one it drew last, so its props stay identical and it does not re-render. It
+//! is never behind for longer than it stays out of sight: coming on screen
+//! ([`Offscreen::set_on_screen`]), the run stopping or the viewer doing anything hands
+//! it the current snapshot at once. What a panel shows is therefore always an earlier
+//! moment of the same run, and only while nobody can see it.
 //!
 //! Why (issue 19, item 5): while `large` plays at 100×, the checkpoint history (every row
 //! re-built on each report, every 400 ms, more rows the longer the run), the event log
@@ -83,8 +84,8 @@ impl<S: Clone> Offscreen<S> {
         &self.shown[panel.index()]
     }
 
-    /// Hands the panels that may update `current`: all of them when the run is not
-    /// playing, the ones on screen when it is.
+    /// Hands the panels that may update `current`: all of them unless `playing` (the
+    /// run playing on by itself), the ones on screen when it is.
     pub fn sync(&mut self, current: &S, playing: bool) {
         for panel in Lower::ALL {
             if !playing || self.on_screen.contains(&panel) {
