@@ -22,6 +22,7 @@ pub mod ui;
 pub mod ui {
     pub mod chart_export;
     pub mod format;
+    pub mod frame_budget;
     pub mod i18n;
     pub mod offscreen;
     pub mod pacer;

@@ -22,7 +22,7 @@
 //!   frame, `finished` at the end), `data-job-status` (`running`, `restarting`,
 //!   `finished`, `failed`) and `data-pause-at-us` (empty when unset).
 //! - While playing, each animation frame advances virtual time by wall `dt × speed`,
-//!   in bounded slices: at most [`FRAME_BUDGET_MS`] of engine work per frame (the run
+//!   in bounded slices: at most [`FrameBudget::budget_ms`] of engine work per frame (the run
 //!   then falls behind the requested speed rather than dropping frames). Frame work
 //!   (engine + snapshots + render) is measured and shown in `frame-stats`.
 //! - Every engine action goes through `Sim::apply` → `Engine::apply`, so it is
@@ -88,12 +88,13 @@ use super::components::resubmit::ResubmitDialog;
 use super::components::settings::SettingsPanel;
 use super::components::sinks_recovery::SinksRecoveryPanel;
 use super::components::timeline::Timeline;
+use super::frame_budget::{FrameBudget, FrameStats};
 use super::i18n::steps::StepLine;
 use super::i18n::{guides, messages, Lang};
 use super::offscreen::{Lower, Offscreen};
 use super::panel_watch::PanelWatch;
 use super::resubmit_form::{EdgeChoice, OperatorChoice, Snapshot};
-use super::sim::{FrameStats, Sim, Snapshots, FRAME_BUDGET_MS};
+use super::sim::{Sim, Snapshots};
 use crate::engine::log::{text, Arg, Msg as Said};
 use crate::scenario::compare::Comparison;
 
@@ -131,8 +132,9 @@ pub enum Msg {
     ChartNote(String),
     /// `location.hash` changed (a pasted link, Back / Forward).
     HashChanged,
-    /// The first task after a played frame ran: the frame's work ended (its start).
-    FrameDone(f64),
+    /// The first task after a played frame ran: the frame's work ended (its start, and the
+    /// wall ms its engine slices took).
+    FrameDone(f64, f64),
     /// Lower panels scrolled into or out of view.
     OnScreen(Vec<(Lower, bool)>),
 }
@@ -195,6 +197,8 @@ pub struct App {
     hashchange: Option<Closure<dyn FnMut(web_sys::Event)>>,
     /// Wall ms between animation frames while playing (everything the browser did).
     interval_stats: FrameStats,
+    /// The engine's wall budget per frame, from the display's period and the frames' cost.
+    budget: FrameBudget,
     /// The viewer's colour theme: `None` follows the system, else `dark` / `light`.
     theme: Option<&'static str>,
     /// The interface's language (the viewer's: `localStorage`, else the browser's).
@@ -951,8 +955,10 @@ impl App {
                 // Re-render only when a held panel may catch up.
                 self.playing
             }
-            Msg::FrameDone(start) => {
-                self.frame_stats.record(perf_now() - start);
+            Msg::FrameDone(start, engine_ms) => {
+                let work = perf_now() - start;
+                self.frame_stats.record(work);
+                self.budget.record_frame(work, engine_ms);
                 false
             }
             Msg::Frame(ts) => {
@@ -971,6 +977,7 @@ impl App {
                 let start = perf_now();
                 if let Some(last) = self.last_ts {
                     self.interval_stats.record(ts - last);
+                    self.budget.record_interval(ts - last);
                 }
                 let dt = self
                     .last_ts
@@ -1004,8 +1011,11 @@ impl App {
                 // view's canvas was painted in its effect and, usually, the browser did
                 // style, layout and paint. (Measured at the app's own `rendered`, it
                 // missed the children and most frames: 0.0 ms at 2,048 subtasks.)
-                let done = ctx.link().callback(Msg::FrameDone);
-                let cb = Closure::once_into_js(move || done.emit(start));
+                let done = ctx
+                    .link()
+                    .callback(|(start, engine)| Msg::FrameDone(start, engine));
+                let engine_ms = timing.0;
+                let cb = Closure::once_into_js(move || done.emit((start, engine_ms)));
                 if let Some(w) = web_sys::window() {
                     let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(
                         cb.unchecked_ref(),
@@ -1135,6 +1145,7 @@ impl Component for App {
             own_hash: link.trim_start_matches('#').to_string(),
             hashchange: None,
             interval_stats: FrameStats::default(),
+            budget: FrameBudget::default(),
             theme: super::theme::stored(),
             lang: {
                 let lang = super::i18n::web::initial();
@@ -1152,7 +1163,7 @@ impl Component for App {
         // travelled away from.
         let by_itself = match msg {
             Msg::Frame(_) => self.pending_seek.is_none(),
-            Msg::FrameDone(_) | Msg::OnScreen(_) => true,
+            Msg::FrameDone(..) | Msg::OnScreen(_) => true,
             _ => false,
         };
         let render = self.handle(ctx, msg);
@@ -1207,6 +1218,7 @@ impl Component for App {
                         frame={self.frame_stats.summary()}
                         interval={self.interval_stats.summary()}
                         engine_ms={self.engine_stats.summary().map(|s| s.0)}
+                        budget_ms={Some(self.budget.budget_ms())}
                         cut_ms={self.cut_stats.summary().map(|s| s.0)}
                         name={AttrValue::from(self.preset_zh().map(|z| z.name.clone()).unwrap_or_else(|| self.sim.document.name.clone()))}
                         step_note={self.step_note.clone()}
@@ -1361,12 +1373,13 @@ impl App {
     /// tab stays responsive and Cancel is heard): `true` when one is running or just
     /// ended (the panel re-renders its progress / outcome).
     fn remedy_frame(&mut self, ctx: &Context<Self>) -> bool {
+        let budget = self.budget.budget_ms();
         let Some(run) = &mut self.remedy else {
             return false;
         };
         let start = perf_now();
         let mut done = false;
-        while !done && perf_now() - start < super::sim::FRAME_BUDGET_MS {
+        while !done && perf_now() - start < budget {
             done = run.advance(Self::REMEDY_SLICE);
         }
         if let Some(report) = run.base_report() {
@@ -1500,9 +1513,10 @@ impl App {
 
     /// One frame's engine work: both runs share the frame budget.
     fn advance(&mut self, target: Micros) -> Micros {
+        let budget = self.budget.budget_ms();
         match &mut self.compare {
-            Some(c) => c.advance(target, FRAME_BUDGET_MS),
-            None => self.sim.advance(target, FRAME_BUDGET_MS),
+            Some(c) => c.advance(target, budget),
+            None => self.sim.advance(target, budget),
         }
     }
 
@@ -1565,6 +1579,7 @@ impl App {
                         frame={self.frame_stats.summary()}
                         interval={self.interval_stats.summary()}
                         engine_ms={self.engine_stats.summary().map(|s| s.0)}
+                        budget_ms={Some(self.budget.budget_ms())}
                         cut_ms={self.cut_stats.summary().map(|s| s.0)}
                         name={AttrValue::from(c.base.name.clone())}
                         step_note={self.step_note.clone()}

@@ -14,7 +14,8 @@
 //! [`chart_export`] (charts as data and as standalone SVG), [`clipboard`] (clipboard
 //! and downloads), [`panic`] (the page's answer to a panic: an overlay with the report and a
 //! way back to the scenario),
-//! [`pacer`] (pace-sized engine slices within a frame budget, for both loops), [`shared`]
+//! [`pacer`] (pace-sized engine slices within a frame budget, for both loops),
+//! [`frame_budget`] (that budget, from the display's period and what the frames cost), [`shared`]
 //! (snapshots compared by identity in the panels' props),
 //! [`compare`] (two runs of one scenario in lockstep for the comparison view),
 //! [`flink_download`] (*Export Flink job*: the scenario's Flink job as a zip).
@@ -27,6 +28,7 @@ pub mod compare;
 pub mod components;
 pub mod flink_download;
 pub mod format;
+pub mod frame_budget;
 pub mod i18n;
 pub mod layout;
 pub mod markers;

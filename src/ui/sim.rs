@@ -39,8 +39,6 @@ use super::markers::{cut_marks, marks_key, TimelineMarks};
 use super::pacer::{Pacer, Sliced};
 use super::shared::Shared;
 
-/// Wall-clock budget of engine work per animation frame, in milliseconds.
-pub const FRAME_BUDGET_MS: f64 = 8.0;
 /// Log entries kept for the event log panel.
 const LOG_KEEP: usize = 300;
 /// While playing, the secondary panels (log, charts) are refreshed at most this often
@@ -149,38 +147,6 @@ struct Keys {
     charts: usize,
     log: u64,
     settings: usize,
-}
-
-/// Rolling statistics of the frame work (engine slices + snapshot cutting + render).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct FrameStats {
-    samples: Vec<f64>,
-    next: usize,
-}
-
-impl FrameStats {
-    const KEEP: usize = 240;
-
-    pub fn record(&mut self, ms: f64) {
-        if self.samples.len() < Self::KEEP {
-            self.samples.push(ms);
-        } else {
-            self.samples[self.next] = ms;
-        }
-        self.next = (self.next + 1) % Self::KEEP;
-    }
-
-    /// (average, p95, frames) over the last frames, in milliseconds.
-    pub fn summary(&self) -> Option<(f64, f64, usize)> {
-        if self.samples.is_empty() {
-            return None;
-        }
-        let mut sorted = self.samples.clone();
-        crate::compact_sort::sort_by(&mut sorted, f64::total_cmp);
-        let avg = sorted.iter().sum::<f64>() / sorted.len() as f64;
-        let p95 = sorted[((sorted.len() as f64 * 0.95).ceil() as usize).clamp(1, sorted.len()) - 1];
-        Some((avg, p95, sorted.len()))
-    }
 }
 
 /// The engine as the UI holds it.

@@ -8,7 +8,9 @@
 //! change (Enter or leaving the field), refused with `aria-invalid` and the reason in
 //! its title when it does not read; the clock is `clock`; the frame-time readout
 //! `frame-stats` carries `data-avg-ms` and `data-p95-ms` (work from a played frame's
-//! start to the first task after it) and `data-interval-ms` (between frames); when the
+//! start to the first task after it), `data-interval-ms` (between frames),
+//! `data-engine-ms` / `data-snapshot-ms` (their engine and snapshot parts) and
+//! `data-budget-ms` (the engine's budget per frame now); when the
 //! run is over `run-end` says so. A scenario the engine
 //! cannot run in real time shows its pace note (`scenario::cost`, "runs at ~0.2× real
 //! time") beside the speed slider as `pace-note`.
@@ -61,6 +63,9 @@ pub struct ControlsProps {
     /// Average wall ms per frame spent in engine slices and in cutting snapshots.
     pub engine_ms: Option<f64>,
     pub cut_ms: Option<f64>,
+    /// The engine's wall budget per frame now (`ui::frame_budget`).
+    #[prop_or_default]
+    pub budget_ms: Option<f64>,
     pub name: AttrValue,
     pub description: Option<AttrValue>,
     /// What the last "Checkpoint step" showed, one line per log entry.
@@ -219,6 +224,7 @@ pub fn controls(props: &ControlsProps) -> Html {
                 <div class="frame-stats" data-testid="frame-stats"
                     data-avg-ms={format!("{avg:.3}")}
                     data-engine-ms={format!("{:.3}", props.engine_ms.unwrap_or(0.0))}
+                    data-budget-ms={format!("{:.3}", props.budget_ms.unwrap_or(0.0))}
                     data-snapshot-ms={format!("{:.3}", props.cut_ms.unwrap_or(0.0))} data-p95-ms={format!("{p95:.3}")} data-frames={frames.to_string()}
                     data-interval-ms={format!("{:.3}", interval.unwrap_or(0.0))}
                     title={t("Frame work: wall time from the start of an animation frame until the page is idle again (engine slices, snapshots, every panel's render and the job view's canvas), average / 95th percentile over the last frames. Interval: wall time between two frames (everything the browser did, layout and paint included), and the frame rate it gives.")}>
