@@ -449,6 +449,8 @@ impl App {
         self.share_note = None;
         self.frame_stats = FrameStats::default();
         self.interval_stats = FrameStats::default();
+        // Another job costs differently per frame: learn its rest again from the floor.
+        self.budget = FrameBudget::default();
         self.step_note = None;
         self.remedy = None;
         self.remedy_view = None;
@@ -1218,7 +1220,7 @@ impl Component for App {
                         frame={self.frame_stats.summary()}
                         interval={self.interval_stats.summary()}
                         engine_ms={self.engine_stats.summary().map(|s| s.0)}
-                        budget_ms={Some(self.budget.budget_ms())}
+                        budget_ms={self.budget.budget_ms()}
                         cut_ms={self.cut_stats.summary().map(|s| s.0)}
                         name={AttrValue::from(self.preset_zh().map(|z| z.name.clone()).unwrap_or_else(|| self.sim.document.name.clone()))}
                         step_note={self.step_note.clone()}
@@ -1579,7 +1581,7 @@ impl App {
                         frame={self.frame_stats.summary()}
                         interval={self.interval_stats.summary()}
                         engine_ms={self.engine_stats.summary().map(|s| s.0)}
-                        budget_ms={Some(self.budget.budget_ms())}
+                        budget_ms={self.budget.budget_ms()}
                         cut_ms={self.cut_stats.summary().map(|s| s.0)}
                         name={AttrValue::from(c.base.name.clone())}
                         step_note={self.step_note.clone()}

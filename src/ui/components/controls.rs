@@ -64,8 +64,7 @@ pub struct ControlsProps {
     pub engine_ms: Option<f64>,
     pub cut_ms: Option<f64>,
     /// The engine's wall budget per frame now (`ui::frame_budget`).
-    #[prop_or_default]
-    pub budget_ms: Option<f64>,
+    pub budget_ms: f64,
     pub name: AttrValue,
     pub description: Option<AttrValue>,
     /// What the last "Checkpoint step" showed, one line per log entry.
@@ -224,7 +223,7 @@ pub fn controls(props: &ControlsProps) -> Html {
                 <div class="frame-stats" data-testid="frame-stats"
                     data-avg-ms={format!("{avg:.3}")}
                     data-engine-ms={format!("{:.3}", props.engine_ms.unwrap_or(0.0))}
-                    data-budget-ms={format!("{:.3}", props.budget_ms.unwrap_or(0.0))}
+                    data-budget-ms={format!("{:.3}", props.budget_ms)}
                     data-snapshot-ms={format!("{:.3}", props.cut_ms.unwrap_or(0.0))} data-p95-ms={format!("{p95:.3}")} data-frames={frames.to_string()}
                     data-interval-ms={format!("{:.3}", interval.unwrap_or(0.0))}
                     title={t("Frame work: wall time from the start of an animation frame until the page is idle again (engine slices, snapshots, every panel's render and the job view's canvas), average / 95th percentile over the last frames. Interval: wall time between two frames (everything the browser did, layout and paint included), and the frame rate it gives.")}>
