@@ -9,6 +9,10 @@
 //! - the heap holds 24-byte keys; the events (with their epoch) live in a slab of reused
 //!   slots, so sifting moves no payload (an `Ev` with a mail or a decline reason is ~50
 //!   bytes);
+//! - the heap is 4-ary ([`QuadHeap`]), compared on one 128-bit rank: the engine's future
+//!   event set holds 16–250 keys, so a pop sifts through half the levels of a binary heap
+//!   (`std::collections::BinaryHeap` before; measured on `large`, native, alternating in
+//!   one run: 3.66–3.71 → 3.87–3.89 M record-hops/s, event hash unchanged);
 //! - an event scheduled for the current instant in class 0 — most of the engine's
 //!   traffic: wake-ups of idle tasks, mails, local hand-overs — goes to a FIFO instead of
 //!   the heap. Its key is larger than every key already in that FIFO (same time and
@@ -19,11 +23,10 @@
 //! future event set); Flink itself has no such structure (its tasks run on threads).
 
 use super::time::Micros;
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 /// Ordering key of one queued event, with the slab slot holding its payload.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Key {
     at: Micros,
     /// `class << 56 | seq`: class first, then push order.
@@ -32,6 +35,91 @@ struct Key {
 }
 
 const SEQ_BITS: u32 = 56;
+
+impl Key {
+    /// The ordering key as one integer, (at, class, seq); the slot never decides (`seq`
+    /// is unique).
+    #[inline(always)]
+    fn rank(&self) -> u128 {
+        ((self.at as u128) << 64) | self.order as u128
+    }
+}
+
+/// A 4-ary min-heap of [`Key`]s by [`Key::rank`]: children of `i` at `4i+1 ..= 4i+4`.
+/// Pops the smallest rank, as any correct heap over unique keys does, so replacing the
+/// binary heap changed no run.
+#[derive(Clone, Debug, Default)]
+struct QuadHeap {
+    keys: Vec<Key>,
+}
+
+impl QuadHeap {
+    fn from_keys(keys: Vec<Key>) -> Self {
+        let mut heap = QuadHeap {
+            keys: Vec::with_capacity(keys.len()),
+        };
+        for key in keys {
+            heap.push(key);
+        }
+        heap
+    }
+
+    fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    fn peek(&self) -> Option<&Key> {
+        self.keys.first()
+    }
+
+    #[inline]
+    fn push(&mut self, key: Key) {
+        let rank = key.rank();
+        let mut i = self.keys.len();
+        self.keys.push(key);
+        while i > 0 {
+            let parent = (i - 1) / 4;
+            if self.keys[parent].rank() <= rank {
+                break;
+            }
+            self.keys[i] = self.keys[parent];
+            i = parent;
+        }
+        self.keys[i] = key;
+    }
+
+    /// Removes the smallest key: the last key moves into the root's hole and sinks below
+    /// every child smaller than it.
+    #[inline]
+    fn pop(&mut self) -> Option<Key> {
+        let last = self.keys.pop()?;
+        let Some(&top) = self.keys.first() else {
+            return Some(last);
+        };
+        let (n, rank) = (self.keys.len(), last.rank());
+        let mut i = 0;
+        loop {
+            let first = 4 * i + 1;
+            if first >= n {
+                break;
+            }
+            let (mut child, mut child_rank) = (first, self.keys[first].rank());
+            for j in first + 1..(first + 4).min(n) {
+                let r = self.keys[j].rank();
+                if r < child_rank {
+                    (child, child_rank) = (j, r);
+                }
+            }
+            if rank <= child_rank {
+                break;
+            }
+            self.keys[i] = self.keys[child];
+            i = child;
+        }
+        self.keys[i] = last;
+        Some(top)
+    }
+}
 
 /// A queued event as [`EventQueue::pop`] hands it back.
 #[derive(Clone, Debug)]
@@ -45,7 +133,7 @@ pub struct Popped<E> {
 
 #[derive(Clone, Debug)]
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Reverse<Key>>,
+    heap: QuadHeap,
     /// Class-0 events of one instant, in push (= key) order.
     now: VecDeque<Key>,
     slots: Vec<Option<(u32, E)>>,
@@ -55,7 +143,7 @@ pub struct EventQueue<E> {
 impl<E> Default for EventQueue<E> {
     fn default() -> Self {
         EventQueue {
-            heap: BinaryHeap::new(),
+            heap: QuadHeap::default(),
             now: VecDeque::new(),
             slots: Vec::new(),
             free: Vec::new(),
@@ -87,7 +175,7 @@ impl<E> EventQueue<E> {
         if class == 0 && at == current && same_instant {
             self.now.push_back(key);
         } else {
-            self.heap.push(Reverse(key));
+            self.heap.push(key);
         }
     }
 
@@ -100,8 +188,12 @@ impl<E> EventQueue<E> {
     /// The smallest key, and whether it is the FIFO's.
     fn head(&self) -> Option<(Key, bool)> {
         match (self.heap.peek(), self.now.front()) {
-            (Some(Reverse(h)), Some(n)) => Some(if n < h { (*n, true) } else { (*h, false) }),
-            (Some(Reverse(h)), None) => Some((*h, false)),
+            (Some(h), Some(n)) => Some(if n.rank() < h.rank() {
+                (*n, true)
+            } else {
+                (*h, false)
+            }),
+            (Some(h), None) => Some((*h, false)),
             (None, Some(n)) => Some((*n, true)),
             (None, None) => None,
         }
@@ -159,9 +251,9 @@ impl<E> EventQueue<E> {
             }
             kept
         };
-        let mut heap = std::mem::take(&mut self.heap).into_vec();
-        heap.retain(|Reverse(k)| drop_unkept(k));
-        self.heap = BinaryHeap::from(heap);
+        let mut heap = std::mem::take(&mut self.heap.keys);
+        heap.retain(|k| drop_unkept(k));
+        self.heap = QuadHeap::from_keys(heap);
         self.now.retain(|k| drop_unkept(k));
     }
 }
@@ -196,6 +288,35 @@ mod tests {
             assert_eq!(model.pop_first(), Some((p.at, p.class, p.seq)));
         }
         assert!(model.is_empty());
+    }
+
+    /// The 4-ary heap alone pops keys in rank order, whatever the push order, duplicates
+    /// of `at` included, and through `from_keys` (what `retain` rebuilds with).
+    #[test]
+    fn quad_heap_pops_in_rank_order() {
+        let mut rng = crate::engine::rng::Rng::new(11);
+        for n in [0usize, 1, 2, 5, 17, 64, 300] {
+            let keys: Vec<Key> = (0..n as u64)
+                .map(|seq| Key {
+                    at: rng.below(20),
+                    order: (rng.below(2) << SEQ_BITS) | seq,
+                    slot: seq as u32,
+                })
+                .collect();
+            let mut want: Vec<u128> = keys.iter().map(Key::rank).collect();
+            want.sort_unstable();
+            let mut pushed = QuadHeap::default();
+            for &k in &keys {
+                pushed.push(k);
+            }
+            let mut built = QuadHeap::from_keys(keys);
+            for heap in [&mut pushed, &mut built] {
+                let got: Vec<u128> = std::iter::from_fn(|| heap.pop())
+                    .map(|k| k.rank())
+                    .collect();
+                assert_eq!(got, want, "n = {n}");
+            }
+        }
     }
 
     /// The FIFO and the heap interleave by key: a heap event of the same instant with a
