@@ -16,7 +16,10 @@
 # 11-19 (README, "The release site"): release + -O 2,336,415 B raw / 845,975 gzip /
 # 625,548 brotli for the wasm; site + -Oz 1,638,227 / 640,439 / 500,181, but the engine
 # in wasm fell to ~25-30 % of native (scripts/bench-wasm.sh with the same two settings),
-# so the default stays release.
+# so the default stays release. KEEP_NAMES=1 keeps the function names in the module
+# (wasm-bindgen --keep-debug, wasm-opt -g), into DIST_DIR (default dist/), for a CPU
+# profile that names Rust functions (www/bench/profile.mjs); the names add ~0.4 MB, so
+# the site never ships them.
 set -euo pipefail
 # shellcheck source=scripts/common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -24,7 +27,13 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 CRATE=checkpoint_playground
 PROFILE=${CARGO_PROFILE:-release}
 WASM_OPT_LEVEL=${WASM_OPT_LEVEL:--O}
-DIST="$ROOT/dist"
+DIST="${DIST_DIR:-$ROOT/dist}"
+BINDGEN_NAMES=()
+OPT_NAMES=()
+if [[ "${KEEP_NAMES:-0}" == 1 ]]; then
+    BINDGEN_NAMES=(--keep-debug)
+    OPT_NAMES=(-g)
+fi
 START=$(now)
 say() { log build-site "$@"; }
 
@@ -36,19 +45,19 @@ WASM_IN="$ROOT/target/wasm32-unknown-unknown/$PROFILE/$CRATE.wasm"
 rm -rf "$DIST"
 mkdir -p "$DIST/pkg"
 say "wasm-bindgen $(wasm-bindgen --version | awk '{print $2}') --target web"
-wasm-bindgen --target web --no-typescript --out-dir "$DIST/pkg" "$WASM_IN"
+wasm-bindgen --target web --no-typescript "${BINDGEN_NAMES[@]}" --out-dir "$DIST/pkg" "$WASM_IN"
 
 # wasm-opt (binaryen's, run by node) takes ~10 s: keep its output for an unchanged
 # input in target/site-cache/, keyed by the input's hash and the level.
 WASM="$DIST/pkg/${CRATE}_bg.wasm"
 CACHE="$ROOT/target/site-cache"
-KEY="$(sha256sum "$WASM" | awk '{print $1}')$WASM_OPT_LEVEL"
+KEY="$(sha256sum "$WASM" | awk '{print $1}')$WASM_OPT_LEVEL${OPT_NAMES[*]}"
 if [[ -f "$CACHE/$KEY.wasm" ]]; then
     say "wasm-opt $WASM_OPT_LEVEL: input unchanged, reusing target/site-cache/"
     cp "$CACHE/$KEY.wasm" "$WASM"
 else
     say "wasm-opt $WASM_OPT_LEVEL ($(wasm-opt --version))"
-    wasm-opt "$WASM_OPT_LEVEL" "$WASM" -o "$WASM.opt"
+    wasm-opt "$WASM_OPT_LEVEL" "${OPT_NAMES[@]}" "$WASM" -o "$WASM.opt"
     mv "$WASM.opt" "$WASM"
     rm -rf "$CACHE"
     mkdir -p "$CACHE"
@@ -70,6 +79,8 @@ SIZES=$(node "$ROOT/scripts/precompress.mjs" "$DIST" "${SERVED[@]}" |
     done)
 BUDGET=${BUNDLE_BUDGET_GZIP:-350000}
 REPORT="$ROOT/target/bundle-size.txt"
+# A build with names is not the site: its sizes go beside it, not into the record.
+[[ "${KEEP_NAMES:-0}" == 1 ]] && REPORT="$DIST/bundle-size.txt"
 mkdir -p "$(dirname "$REPORT")"
 {
     awk -F'\t' '{ printf "  %-34s %8d bytes raw, %8d bytes gzip, %8d bytes brotli\n", $1, $2, $3, $4 }' <<<"$SIZES"
@@ -80,5 +91,5 @@ mkdir -p "$(dirname "$REPORT")"
             printf "  budget %d bytes gzip: %s\n", budget, gz <= budget ? "within (" budget - gz " bytes to spare)" : "OVER by " gz - budget " bytes"
         }' <<<"$SIZES"
 } >"$REPORT"
-say "bundle in dist/ (built in $(elapsed "$START") s; sizes also in target/bundle-size.txt):"
+say "bundle in $DIST (built in $(elapsed "$START") s; sizes also in $REPORT):"
 cat "$REPORT"
