@@ -15,7 +15,7 @@
 // thread waited. Against the site in dist/ the Rust functions show as `wasm-function[N]`:
 // build one with names (above) to read them.
 import { readFileSync } from 'node:fs';
-import { encodeLink, launch } from '../e2e/browser.mjs';
+import { encodeLink, launch, setPauseAt, setSpeed, waitStill } from '../e2e/browser.mjs';
 const BASE_URL = process.env.BASE_URL ?? 'http://127.0.0.1:8080/';
 const TOPN = Number(process.env.TOPN ?? 45);
 const [JOB, SLIDER = '75', SECONDS = '120'] = process.argv.slice(2);
@@ -29,16 +29,16 @@ await page.setViewportSize({ width: 1440, height: 900 });
 const doc = JSON.parse(readFileSync(JOB, 'utf8'));
 await page.goto(`${BASE_URL}${encodeLink(doc, { level: 9 })}`, { waitUntil: 'load' });
 await page.waitForFunction(() => document.querySelector('[data-testid="job-lanes"]')?.dataset.zoom, null, { timeout: 120_000 });
-await page.getByTestId('speed').evaluate((el, v) => { el.value = String(v); el.dispatchEvent(new Event('input', { bubbles: true })); }, Number(SLIDER));
-await page.getByTestId('pause-at').fill(`${SECONDS}s`);
-await page.getByTestId('pause-at').press('Enter');
+const untilUs = Math.round(Number(SECONDS) * 1e6);
+await setSpeed(page, Number(SLIDER));
+await setPauseAt(page, untilUs);
 const cdp = await browser.context.newCDPSession(page);
 await cdp.send('Profiler.enable');
 await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
 await cdp.send('Profiler.start');
 const t0 = Date.now();
 await page.getByTestId('play').click();
-await page.waitForFunction((t) => { const a = document.querySelector('[data-testid="app"]'); return a.dataset.run !== 'playing' && Number(a.dataset.nowUs) >= t; }, Number(SECONDS) * 1e6, { timeout: 600_000, polling: 200 });
+await waitStill(page, untilUs, 600_000);
 const wall = (Date.now() - t0) / 1000;
 const { profile } = await cdp.send('Profiler.stop');
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
