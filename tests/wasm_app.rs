@@ -1033,3 +1033,66 @@ async fn triggers_while_a_task_restores_are_counted_in_the_summary() {
     );
     handle.destroy();
 }
+
+#[wasm_bindgen_test]
+async fn a_long_history_draws_the_newest_fifty_checkpoints_and_keeps_the_selected_one() {
+    // `healthy` checkpointing every 100 ms: well over 50 checkpoints by 20 s.
+    let mut doc = scenario::preset("healthy").unwrap();
+    doc.config.insert(
+        "execution.checkpointing.interval".into(),
+        scenario::document::ConfigValue::Text("100ms".into()),
+    );
+    let link = scenario::encode_link(&doc);
+    let mut e =
+        checkpoint_playground::engine::Engine::new(scenario::to_spec(&doc).unwrap()).unwrap();
+    e.run_until(20_000_000);
+    let total = e.report().checkpoints.len();
+    assert!(total > 60, "{total} checkpoints by 20 s");
+    let root = fresh_root();
+    let handle = ui::mount_with(root.clone(), props(&link, Some(20_000_000)));
+    yew::scheduler::flush().await;
+    let ids = |root: &Element| -> Vec<u64> {
+        all(root, "[data-testid=\"checkpoint-row\"]")
+            .iter()
+            .map(|r| r.get_attribute("data-id").unwrap().parse().unwrap())
+            .collect()
+    };
+    let newest: Vec<u64> = (total as u64 - 49..=total as u64).rev().collect();
+    assert_eq!(ids(&root), newest, "the newest 50, newest first");
+    let limit = by_testid(&root, "checkpoint-history-limit");
+    assert_eq!(limit.get_attribute("data-shown").as_deref(), Some("50"));
+    assert_eq!(
+        limit.get_attribute("data-total"),
+        Some(total.to_string()),
+        "the footer counts every checkpoint"
+    );
+
+    click(&root, "checkpoint-history-all");
+    yew::scheduler::flush().await;
+    assert_eq!(ids(&root).len(), total, "every row on request");
+    let first: HtmlElement = root
+        .query_selector("[data-testid=\"checkpoint-row\"][data-id=\"1\"]")
+        .unwrap()
+        .expect("checkpoint 1 drawn")
+        .dyn_into()
+        .unwrap();
+    first.click();
+    yew::scheduler::flush().await;
+    click(&root, "checkpoint-history-all");
+    yew::scheduler::flush().await;
+    let mut kept = newest[..49].to_vec();
+    kept.push(1);
+    assert_eq!(
+        ids(&root),
+        kept,
+        "bounded again: the newest 49 and the selected one"
+    );
+    assert_eq!(
+        by_testid(&root, "checkpoint-detail")
+            .get_attribute("data-id")
+            .as_deref(),
+        Some("1"),
+        "the selected checkpoint's detail"
+    );
+    handle.destroy();
+}

@@ -47,12 +47,16 @@ const FLAGS = [
   '--no-first-run',
 ];
 
+/**
+ * Starts the headless Chromium the tests and benchmarks use. CHROMIUM_FLAGS (space-separated)
+ * adds switches for an experiment, e.g. `--js-flags=--no-wasm-dynamic-tiering`.
+ */
 export async function launch() {
   const userDataDir = mkdtempSync(join(tmpdir(), 'cp-e2e-profile-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     headless: true,
-    args: FLAGS,
+    args: [...FLAGS, ...(process.env.CHROMIUM_FLAGS ?? '').split(' ').filter(Boolean)],
     viewport: { width: 1400, height: 900 },
   });
   return {

@@ -2,7 +2,8 @@
 //! detail and a per-subtask phase timeline.
 //!
 //! Contract: `data-testid="checkpoints"`. One `checkpoint-row` per checkpoint, newest
-//! first, with `data-id`, `data-status` (`completed`, `in_progress`, `failed`,
+//! first — past 50 checkpoints the newest 50 and the selected one, said by
+//! `checkpoint-history-limit` with its `checkpoint-history-all` button (`row_limit`) — with `data-id`, `data-status` (`completed`, `in_progress`, `failed`,
 //! `expired`, `aborted`), `data-unaligned="true|false"`, `data-persisted` (bytes) and
 //! `data-checkpoint-type` (Flink's REST `checkpoint_type`: a savepoint row says
 //! `SAVEPOINT` / `SYNC_SAVEPOINT` and its type pill `savepoint (aligned)`);
@@ -264,7 +265,7 @@ fn timeline(c: &CheckpointReport, now_ms: f64, all: &UseStateHandle<bool>) -> Ht
                 { for bars }
                 { for ticks }
             </svg>
-            { row_limit::footer("checkpoint-timeline", scores.len(), all, i18n::t("the last to finish")) }
+            { row_limit::footer("checkpoint-timeline", row_limit::Rows::Subtasks, scores.len(), all, i18n::t("the last to finish")) }
         </div>
     }
 }
@@ -303,7 +304,7 @@ fn checkpoint_detail(props: &DetailProps) -> Html {
             { timeline(c, now_ms, &all_timeline) }
             if props.table {
                 { subtask_table(c, &rows) }
-                { row_limit::footer("checkpoint-subtasks", scores.len(), &all_table, i18n::t("the slowest end to end")) }
+                { row_limit::footer("checkpoint-subtasks", row_limit::Rows::Subtasks, scores.len(), &all_table, i18n::t("the slowest end to end")) }
             }
         </div>
     }
@@ -350,7 +351,26 @@ pub fn checkpoints_panel(props: &CheckpointsProps) -> Html {
     let actions = html! {
         <span class="badge" data-testid="checkpoint-count">{ if count == 1 { i18n::tf("{0} checkpoint", &[&count]) } else { i18n::tf("{0} checkpoints", &[&count]) } }</span>
     };
-    let rows = report.checkpoints.iter().rev().map(|c| {
+    // Newest first. Past `ROW_LIMIT` checkpoints the newest are drawn, and the selected
+    // one wherever it is; the report keeps them all (Flink's web UI remembers only the
+    // last `web.checkpoints.history`, 10 by default).
+    let all_rows = use_state(|| false);
+    let scores: Vec<f64> = (report.checkpoints.iter().enumerate())
+        .map(|(i, c)| {
+            if props.selected == Some(c.id) {
+                f64::INFINITY
+            } else {
+                i as f64
+            }
+        })
+        .collect();
+    let picked = row_limit::pick(&scores, *all_rows);
+    let which = if props.selected.is_some() {
+        i18n::t("the newest, and the selected one")
+    } else {
+        i18n::t("the newest")
+    };
+    let rows = picked.iter().rev().map(|&i| &report.checkpoints[i]).map(|c| {
         let id = c.id;
         let selected = props.selected == Some(id);
         let onclick = {
@@ -423,6 +443,7 @@ pub fn checkpoints_panel(props: &CheckpointsProps) -> Html {
                     </tbody>
                 </table>
             </div>
+            { row_limit::footer("checkpoint-history", row_limit::Rows::Checkpoints, count, &all_rows, which) }
             if let Some((c, explicit)) = shown {
                 <CheckpointDetail c={c.clone()} kind={AttrValue::from(kind_label(c, &props.pending_kinds))} explicit={explicit} table={explicit}
                     now_ms={if c.status == "in_progress" { now_ms } else { 0.0 }} />

@@ -33,7 +33,7 @@ use crate::ui::i18n::{t, t_dyn, tf, use_lang};
 
 use super::compare_view::{RemedyComparison, RemedyView};
 use super::panel::Panel;
-use super::row_limit::{footer, pick};
+use super::row_limit::{footer, pick, Rows};
 
 #[derive(Properties, PartialEq)]
 pub struct DiagnosisProps {
@@ -127,7 +127,7 @@ fn windows_table(report: &Report, at_ms: f64, all: &UseStateHandle<bool>) -> Htm
             </tbody>
         </table>
         </div>
-        { footer("diagnosis-windows", scores.len(), all, t("the most backpressured")) }
+        { footer("diagnosis-windows", Rows::Subtasks, scores.len(), all, t("the most backpressured")) }
         </>
     }
 }
@@ -312,7 +312,7 @@ fn checkpoint_view(
                     }) }
                 </tbody>
             </table>
-            { footer("diagnosis-subtasks", scores.len(), all, t("the slowest end to end")) }
+            { footer("diagnosis-subtasks", Rows::Subtasks, scores.len(), all, t("the slowest end to end")) }
             <table class="table diag-operators" data-testid="diagnosis-operators">
                 <thead><tr><th>{ t("operator") }</th><th>{ t("acknowledged") }</th><th>{ t("end to end") }</th>
                     <th>{ t("checkpointed") }</th><th>{ t("persisted in-flight") }</th><th>{ t("start delay") }</th><th>{ t("alignment") }</th><th>{ t("async") }</th></tr></thead>
@@ -373,7 +373,7 @@ fn metrics_table(report: &Report, all: &UseStateHandle<bool>) -> Html {
             </tbody>
         </table>
         </div>
-        { footer("diagnosis-metrics", scores.len(), all, t("the busiest and most backpressured")) }
+        { footer("diagnosis-metrics", Rows::Subtasks, scores.len(), all, t("the busiest and most backpressured")) }
         </>
     }
 }

@@ -306,6 +306,10 @@ pub const ZH: &[(&str, &str)] = &[
     // Per-subtask tables past the row limit (components/row_limit.rs).
     ("All {0} subtasks shown.", "已显示全部 {0} 个子任务。"),
     ("{0} of {1} subtasks shown: {2}.", "显示 {1} 个子任务中的 {0} 个：{2}。"),
+    ("All {0} checkpoints shown.", "已显示全部 {0} 个检查点。"),
+    ("{0} of {1} checkpoints shown: {2}.", "显示 {1} 个检查点中的 {0} 个：{2}。"),
+    ("the newest, and the selected one", "最新的，以及选中的那个"),
+    ("the newest", "最新的"),
     ("Show only {0}", "只显示 {0} 个"),
     ("Show all {0}", "显示全部 {0} 个"),
     ("Drawing every row of a big job makes the page slower", "大作业的每一行都画出来会让页面变慢"),
