@@ -11,6 +11,7 @@
 //! Run with `cargo bench` (or `cargo bench -- --quick`). Wall-clock numbers vary with the
 //! machine's load; the ratio is the figure to compare.
 
+use checkpoint_playground::engine::spec::JobSpec;
 use checkpoint_playground::engine::Engine;
 use checkpoint_playground::scenario;
 use std::collections::VecDeque;
@@ -50,30 +51,28 @@ fn ring_loop(records: u64, hops: usize) -> u64 {
     checksum
 }
 
-/// Whole runs of `spec` until `secs` of wall time have passed (at least one), after one
-/// warm-up run: the last engine and the seconds per run.
-fn timed_runs(
-    spec: &checkpoint_playground::engine::spec::JobSpec,
-    keep_records: bool,
-    secs: f64,
-) -> (Engine, f64) {
-    let run = || {
-        let mut e = Engine::new(spec.clone()).expect("valid");
-        e.keep_sink_records(keep_records);
-        e.run_to_end();
-        e
-    };
-    black_box(run());
+/// Calls `f` once to warm up, then again until `secs` of wall time have passed (at least
+/// once): the last result and the wall seconds per call.
+fn per_call<T>(secs: f64, mut f: impl FnMut() -> T) -> (T, f64) {
+    black_box(f());
     let started = Instant::now();
-    let mut runs = 0u32;
+    let mut calls = 0u32;
     loop {
-        let e = run();
-        runs += 1;
+        let out = f();
+        calls += 1;
         let elapsed = started.elapsed().as_secs_f64();
         if elapsed >= secs {
-            return (e, elapsed / runs as f64);
+            return (out, elapsed / calls as f64);
         }
     }
+}
+
+/// One whole run of `spec`, its sinks keeping every committed record or not.
+fn whole_run(spec: &JobSpec, keep_records: bool) -> Engine {
+    let mut e = Engine::new(spec.clone()).expect("valid");
+    e.keep_sink_records(keep_records);
+    e.run_to_end();
+    e
 }
 
 fn main() {
@@ -85,8 +84,8 @@ fn main() {
     }
     let secs = if quick { 0.3 } else { 1.5 };
     let subtasks: u32 = spec.operators.iter().map(|o| o.parallelism).sum();
-    let (e, engine_secs) = timed_runs(&spec, true, secs);
-    let (lean, lean_secs) = timed_runs(&spec, false, secs);
+    let (e, engine_secs) = per_call(secs, || whole_run(&spec, true));
+    let (lean, lean_secs) = per_call(secs, || whole_run(&spec, false));
     assert_eq!(
         lean.event_hash(),
         e.event_hash(),
@@ -101,14 +100,7 @@ fn main() {
         .sum();
     let depth = (hops as f64 / sources.max(1) as f64).round().max(1.0) as usize;
 
-    black_box(ring_loop(hops / depth as u64, depth));
-    let started = Instant::now();
-    let mut rings = 0u32;
-    while rings == 0 || started.elapsed().as_secs_f64() < secs / 3.0 {
-        black_box(ring_loop(hops / depth as u64, depth));
-        rings += 1;
-    }
-    let ring_secs = started.elapsed().as_secs_f64() / rings as f64;
+    let (_, ring_secs) = per_call(secs / 3.0, || ring_loop(hops / depth as u64, depth));
 
     let engine_rate = hops as f64 / engine_secs;
     let ring_rate = hops as f64 / ring_secs;

@@ -3,8 +3,9 @@
 //!
 //! Contract: `data-testid="checkpoints"`. One `checkpoint-row` per checkpoint, newest
 //! first — past 50 checkpoints the newest 50 and the selected one, said by
-//! `checkpoint-history-limit` with its `checkpoint-history-all` button (`row_limit`) — with `data-id`, `data-status` (`completed`, `in_progress`, `failed`,
-//! `expired`, `aborted`), `data-unaligned="true|false"`, `data-persisted` (bytes) and
+//! `checkpoint-history-limit` with its `checkpoint-history-all` button (`row_limit`) —
+//! with `data-id`, `data-status` (`completed`, `in_progress`, `failed`, `expired`,
+//! `aborted`), `data-unaligned="true|false"`, `data-persisted` (bytes) and
 //! `data-checkpoint-type` (Flink's REST `checkpoint_type`: a savepoint row says
 //! `SAVEPOINT` / `SYNC_SAVEPOINT` and its type pill `savepoint (aligned)`);
 //! clicking a row selects it; a completed row's `resubmit-from-here` opens the Resubmit
