@@ -24,7 +24,9 @@
 //! its seed, the replay command
 //! (`CP_SEED=<seed> cargo test --release --test engine_properties replay -- --nocapture`)
 //! and the failing job shrunk (operators, edges, events, parallelism, records dropped and
-//! failures moved earlier while the failure keeps its kind) as a scenario JSON.
+//! failures moved earlier while the failure keeps its kind) as a scenario JSON. The random
+//! resubmissions (`CP_RESUBMIT_CASES`, default 48, same `CP_PROPERTY_BASE`) print theirs as
+//! `CP_RESUBMIT_SEED=<seed> … replay_resubmission`, which prints the failing scenario whole.
 
 mod common;
 use checkpoint_playground::engine::spec::{
@@ -698,8 +700,12 @@ fn random_dags_with_failures_keep_their_guarantees() {
 /// decided by running the job up to that instant. A third of the resubmissions also add a
 /// side branch (a map and a new sink, [`add_side_branch`]); half of those from a savepoint
 /// also remove a map ([`remove_a_map`]) — sound because a savepoint is aligned, so the
-/// stateless map has no state in it, and a map only passes records on, so the keyed state
-/// stays the failure-free run's.
+/// stateless map has no state in it, and a map fed by a pointwise or all-to-all edge passes
+/// each record on once, so the keyed state stays the failure-free run's. (A map fed by a
+/// broadcast edge is never removed: it hands on every record once per subtask, a
+/// multiplicity the bypass would lose: resubmission seed 7000191 removed such a map of
+/// parallelism 3, and its keyed aggregate then summed 1,995 for key 0 where the failure-free
+/// run summed 3,775.)
 fn resubmission_case(seed: u64) -> Result<(&'static str, JobSpec, u32), String> {
     use checkpoint_playground::engine::resubmission::Resubmit;
     use checkpoint_playground::engine::retained::RestoreFrom;
@@ -871,9 +877,10 @@ fn add_side_branch(
     }
 }
 
-/// Removes in `r` the first map of `job` with one input and one output, `x -> map -> y`,
-/// bypassed by `x -> y` with the map's output partitioner (rebalance for a pointwise one,
-/// whose parallelisms may not fit) — if that gives a valid job.
+/// Removes in `r` the first map of `job` with one input (not a broadcast one) and one
+/// output, `x -> map -> y`, bypassed by `x -> y` with the map's output partitioner
+/// (rebalance for a pointwise one, whose parallelisms may not fit) — if that gives a valid
+/// job.
 fn remove_a_map(job: &JobSpec, r: &mut checkpoint_playground::engine::resubmission::Resubmit) {
     use checkpoint_playground::engine::spec::{EdgeSpec, Partitioner};
     for o in &job.operators {
@@ -885,6 +892,11 @@ fn remove_a_map(job: &JobSpec, r: &mut checkpoint_playground::engine::resubmissi
         let ([x], [y]) = (ins.as_slice(), outs.as_slice()) else {
             continue;
         };
+        // A broadcast input delivers every record to each of the map's subtasks: the map's
+        // output carries it `parallelism` times, the bypass once.
+        if x.partitioner == Partitioner::Broadcast {
+            continue;
+        }
         if job.edges.iter().any(|e| e.from == x.from && e.to == y.to) {
             continue;
         }
@@ -953,6 +965,7 @@ fn random_resubmissions_keep_their_guarantees() {
             }
             Err(m) => {
                 println!("seed {seed}: FAILED {m}");
+                println!("  replay: CP_RESUBMIT_SEED={seed} cargo test --release --test engine_properties replay_resubmission -- --nocapture");
                 failures.push(seed);
             }
         }
@@ -977,6 +990,35 @@ fn replay() {
                 report_failure(seed, &m);
                 panic!("seed {seed}: {m}");
             }
+        }
+    }
+}
+
+/// Replays resubmission seed `CP_RESUBMIT_SEED` and, if it fails, prints its scenario: the
+/// job with its stops and resubmissions, not shrunk (the shrinker drops events and
+/// operators, and a stop without its resubmission, or a resubmission naming a dropped
+/// operator, fails for another reason than the seed did).
+#[test]
+fn replay_resubmission() {
+    let Some(seed) = std::env::var("CP_RESUBMIT_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    else {
+        return;
+    };
+    let (mode, spec, _) = resubmission_case(seed).unwrap_or_else(|m| panic!("seed {seed}: {m}"));
+    match check_caught(mode, &spec, true) {
+        Ok(Outcome::Passed(m) | Outcome::Skipped(m)) => println!("seed {seed}: ok ({m})"),
+        Err(m) => {
+            let mut named = spec;
+            named.name = format!("resubmission seed {seed}: {}", class(&m));
+            eprintln!(
+                "resubmission seed {seed} FAILED: {m}\n  scenario (`checkpoint-playground run FILE` replays it):\n{}",
+                checkpoint_playground::scenario::to_json_pretty(
+                    &checkpoint_playground::scenario::from_spec(&named)
+                )
+            );
+            panic!("seed {seed}: {m}");
         }
     }
 }
