@@ -586,6 +586,12 @@ fn report_failure(seed: u64, message: &str) {
     print_shrunk(mode_name, failing, message, &format!("seed {seed}"));
 }
 
+/// `spec` as the scenario document a user saves and replays.
+fn scenario_json(spec: &JobSpec) -> String {
+    use checkpoint_playground::scenario::{from_spec, to_json_pretty};
+    to_json_pretty(&from_spec(spec))
+}
+
 /// Shrinks a failing job and prints the minimal one as a scenario JSON.
 fn print_shrunk(mode_name: &str, failing: JobSpec, message: &str, what: &str) {
     let budget = std::env::var("CP_SHRINK_RUNS")
@@ -595,9 +601,7 @@ fn print_shrunk(mode_name: &str, failing: JobSpec, message: &str, what: &str) {
     let (minimal, minimal_msg, runs) = shrink(mode_name, failing.clone(), message, budget);
     let mut named = minimal;
     named.name = format!("{what}, shrunk: {}", class(message));
-    let json = checkpoint_playground::scenario::to_json_pretty(
-        &checkpoint_playground::scenario::from_spec(&named),
-    );
+    let json = scenario_json(&named);
     eprintln!(
         "  shrunk in {runs} runs from {} operators, {} edges, {} events to {} operators, {} edges, {} events: {minimal_msg}",
         failing.operators.len(),
@@ -1014,9 +1018,7 @@ fn replay_resubmission() {
             named.name = format!("resubmission seed {seed}: {}", class(&m));
             eprintln!(
                 "resubmission seed {seed} FAILED: {m}\n  scenario (`checkpoint-playground run FILE` replays it):\n{}",
-                checkpoint_playground::scenario::to_json_pretty(
-                    &checkpoint_playground::scenario::from_spec(&named)
-                )
+                scenario_json(&named)
             );
             panic!("seed {seed}: {m}");
         }
