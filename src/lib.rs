@@ -16,6 +16,17 @@
 
 pub use checkpoint_playground_ui::{engine, flink_export, scenario, ui};
 
+/// The wasm module's allocator: Talc (single-threaded, growing the wasm memory as it
+/// needs), not Rust's default for `wasm32-unknown-unknown`, dlmalloc. Issue 19: in the
+/// page's CPU profile of `large` at 100× (`www/bench/profile.mjs`), dlmalloc's `malloc`
+/// and `free` took 4.8 % of all samples, ~17 % of the engine's; the engine allocates per
+/// record (a source record's shared lineage, a buffer's record list). An allocator
+/// decides addresses only, never what the engine computes, so every run (and its event
+/// hash) is the same with either; native hosts keep the system allocator.
+#[cfg(all(target_arch = "wasm32", not(target_feature = "atomics")))]
+#[global_allocator]
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+
 /// Starts the playground in the current page: mounts the Yew app into `#app`.
 ///
 /// Exported to JavaScript and called by `index.html` after the module is
