@@ -25,7 +25,6 @@ use checkpoint_playground::scenario;
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::collections::BTreeMap;
 use std::hint::black_box;
-use std::rc::Rc;
 
 fn event_queue(c: &mut Criterion) {
     c.bench_function(
@@ -103,12 +102,7 @@ fn chain_push(c: &mut Criterion) {
                 key: offset % 1024,
                 value: 1,
                 size: 256,
-                lineage: Rc::new(Lineage {
-                    source: 0,
-                    subtask: 0,
-                    offset,
-                    path: Vec::new(),
-                }),
+                lineage: Lineage::root(0, 0, offset),
             };
             black_box(chain.push(0, record, &mut host))
         })
@@ -121,12 +115,7 @@ fn lineage_set(c: &mut Criterion) {
     c.bench_function("lineage_set: in-order inserts over 8 subtasks", |b| {
         b.iter(|| {
             offset += 1;
-            let l = Lineage {
-                source: 0,
-                subtask: (offset % 8) as u16,
-                offset: offset / 8,
-                path: Vec::new(),
-            };
+            let l = Lineage::root(0, (offset % 8) as u16, offset / 8);
             black_box(set.insert(&l))
         })
     });

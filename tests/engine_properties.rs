@@ -1198,7 +1198,7 @@ fn trace_lineage() {
         t = e.now;
         let mut out = String::new();
         let want = |l: &checkpoint_playground::engine::record::Lineage| {
-            l.subtask == sub && l.offset == off && l.path == vec![1, 0]
+            l.subtask == sub && l.offset == off && *l.path == [1, 0]
         };
         use checkpoint_playground::engine::network::Item;
         for c in &e.channels {

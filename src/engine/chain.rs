@@ -32,7 +32,6 @@ use super::record::Record;
 use super::spec::{JobSpec, OperatorKind, SinkDelivery};
 use super::time::Micros;
 use std::collections::BTreeMap;
-use std::rc::Rc;
 
 /// Where one output of a chained operator goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -174,14 +173,11 @@ impl OperatorChain {
             Does::Fan(fan_out) => {
                 for i in 0..fan_out {
                     let lineage = if fan_out > 1 {
-                        Rc::new(record.lineage.child(i))
+                        record.lineage.child(i)
                     } else {
                         record.lineage.clone()
                     };
-                    let child = Record {
-                        lineage,
-                        ..record.clone()
-                    };
+                    let child = Record { lineage, ..record };
                     cost += self.emit(slot, child, host);
                 }
             }
@@ -224,8 +220,8 @@ impl OperatorChain {
         let mut cost = 0;
         for ordinal in 0..n {
             let record = Record {
-                lineage: Rc::new(record.lineage.child(ordinal as u32)),
-                ..record.clone()
+                lineage: record.lineage.child(ordinal as u32),
+                ..record
             };
             self.ops[slot].records_out += 1;
             match self.ops[slot].outputs[ordinal] {
@@ -342,12 +338,7 @@ mod tests {
             key,
             value: 5,
             size: 100,
-            lineage: Rc::new(Lineage {
-                source: 0,
-                subtask: 0,
-                offset: key,
-                path: vec![],
-            }),
+            lineage: Lineage::root(0, 0, key),
         }
     }
 
@@ -397,7 +388,7 @@ mod tests {
         let paths: Vec<Vec<u32>> = host
             .external
             .iter()
-            .map(|(_, r)| r.lineage.path.clone())
+            .map(|(_, r)| r.lineage.path.to_vec())
             .collect();
         assert_eq!(paths, vec![vec![0], vec![1], vec![2]]);
         assert_eq!((chain.ops[0].records_in, chain.ops[0].records_out), (1, 3));
@@ -429,7 +420,7 @@ mod tests {
         let got: Vec<(usize, Vec<u32>)> = host
             .emitted
             .iter()
-            .map(|(p, r)| (*p, r.lineage.path.clone()))
+            .map(|(p, r)| (*p, r.lineage.path.to_vec()))
             .collect();
         assert_eq!(got, vec![(7, vec![0]), (8, vec![1])]);
     }

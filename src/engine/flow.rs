@@ -79,7 +79,7 @@ impl Engine {
         let fits = (capacity / record_size.max(1)).clamp(1, 16) as usize;
         ch.building = Some(Buffer {
             id,
-            records: Vec::with_capacity(fits),
+            records: self.record_lists.take(fits),
             bytes: 0,
             capacity,
             captured: None,

@@ -43,6 +43,49 @@ pub struct Buffer {
     pub seq: u64,
 }
 
+/// The record lists of consumed buffers, kept empty for the next buffers a producer
+/// requests, so a buffer's list is allocated once per run rather than once per buffer.
+///
+/// Flink recycles the buffer's memory segment itself (`LocalBufferPool.recycle`); here the
+/// segment is the pool's count ([`Partition::used`]) and this is only the host's memory:
+/// which list a buffer gets changes nothing in a run. A clone (a time-travel snapshot)
+/// starts with no spares, so a snapshot holds no idle memory.
+#[derive(Debug, Default)]
+pub struct RecordLists {
+    spare: Vec<Vec<Record>>,
+}
+
+impl RecordLists {
+    /// At most this many spares are kept (the rest are freed).
+    const KEEP: usize = 1024;
+
+    /// An empty list with room for at least `capacity` records.
+    pub fn take(&mut self, capacity: usize) -> Vec<Record> {
+        match self.spare.pop() {
+            Some(mut list) => {
+                list.reserve(capacity);
+                list
+            }
+            None => Vec::with_capacity(capacity),
+        }
+    }
+
+    /// Gives back a consumed buffer's list (its records, if any are left, are dropped).
+    pub fn give(&mut self, list: VecDeque<Record>) {
+        if self.spare.len() < Self::KEEP && list.capacity() > 0 {
+            let mut list = Vec::from(list);
+            list.clear();
+            self.spare.push(list);
+        }
+    }
+}
+
+impl Clone for RecordLists {
+    fn clone(&self) -> Self {
+        RecordLists::default()
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Barrier {
     pub id: u64,

@@ -198,6 +198,8 @@ pub struct Engine {
     /// The job attempt whose tasks run the debloater.
     pub(crate) debloat_scheduled_epoch: Option<u32>,
     pub(crate) next_buffer_id: u64,
+    /// Consumed buffers' record lists, reused by the next buffers.
+    pub(crate) record_lists: super::network::RecordLists,
     /// The spec's actions in time order (the live ones appended).
     pub(crate) timeline: Vec<TimedAction>,
     /// How many of `spec.events` came with the scenario; the rest are recorded actions
@@ -301,6 +303,7 @@ impl Engine {
             log: EventLog::default(),
             samples: Vec::new(),
             next_buffer_id: 0,
+            record_lists: Default::default(),
             timeline,
             scenario_events: spec.events.len(),
             recorded_done: 0,

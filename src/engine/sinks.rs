@@ -138,7 +138,7 @@ impl LineageSet {
         let at = match find_path(paths, &l.path) {
             Ok(i) => i,
             Err(i) => {
-                paths.insert(i, (l.path.clone(), Runs::default()));
+                paths.insert(i, (l.path.to_vec(), Runs::default()));
                 i
             }
         };
@@ -226,7 +226,7 @@ impl ExternalSink {
     /// A non-transactional write (idempotent or at-least-once).
     pub fn write(&mut self, subtask: u32, r: &Record) {
         if self.delivery == SinkDelivery::Idempotent && self.seen.contains(&r.lineage) {
-            if let Some(v) = self.visible.get_mut(&*r.lineage) {
+            if let Some(v) = self.visible.get_mut(&r.lineage) {
                 v.value = r.value;
             }
             self.rewrites += 1;
@@ -256,7 +256,7 @@ impl ExternalSink {
         }
         // One search of the map (the clone of a lineage without branches allocates nothing).
         self.visible
-            .entry((*r.lineage).clone())
+            .entry(r.lineage.clone())
             .and_modify(|v| v.count += 1)
             .or_insert(Visible {
                 count: 1,
@@ -284,7 +284,7 @@ impl ExternalSink {
         let records: usize = self
             .visible
             .keys()
-            .map(|l| size_of::<Lineage>() + l.path.capacity() * 4 + size_of::<Visible>() + NODE)
+            .map(|l| size_of::<Lineage>() + l.path.heap_bytes() + size_of::<Visible>() + NODE)
             .sum();
         self.seen.approx_bytes() + records + self.committed_txns.len() * (16 + NODE)
     }
@@ -466,7 +466,7 @@ pub fn sink_output(engine: &Engine) -> Vec<SinkRecord> {
                             .unwrap_or_default(),
                         source_subtask: lineage.subtask as u32,
                         offset: lineage.offset,
-                        path: lineage.path.clone(),
+                        path: lineage.path.to_vec(),
                     },
                 });
             }
@@ -485,7 +485,7 @@ mod tests {
             source: 0,
             subtask,
             offset,
-            path: path.to_vec(),
+            path: path.to_vec().into(),
         }
     }
 

@@ -326,19 +326,13 @@ pub fn assign(
 mod tests {
     use super::*;
     use crate::engine::record::Lineage;
-    use std::rc::Rc;
 
     fn rec(key: u64) -> Record {
         Record {
             key,
             value: 1,
             size: 8,
-            lineage: Rc::new(Lineage {
-                source: 0,
-                subtask: 0,
-                offset: key,
-                path: Vec::new(),
-            }),
+            lineage: Lineage::root(0, 0, key),
         }
     }
 

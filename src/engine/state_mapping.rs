@@ -245,12 +245,7 @@ mod tests {
             key: offset,
             value: 1,
             size: 8,
-            lineage: Rc::new(Lineage {
-                source: 0,
-                subtask: 0,
-                offset,
-                path: Vec::new(),
-            }),
+            lineage: Lineage::root(0, 0, offset),
         }
     }
 

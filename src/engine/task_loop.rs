@@ -24,7 +24,6 @@ use super::spec::{OperatorKind, Partitioner};
 use super::task::{Activity, Emit, Mail, OpState, TaskStatus};
 use super::time::Micros;
 use std::collections::VecDeque;
-use std::rc::Rc;
 
 /// What the default action found to do.
 enum Input {
@@ -143,12 +142,7 @@ impl Engine {
             key: source_key(seed, tag, index, offset, src.keys, src.skew),
             value: source_value(seed, tag, index, offset),
             size: src.record_size,
-            lineage: Rc::new(Lineage {
-                source: tag,
-                subtask: index,
-                offset,
-                path: Vec::new(),
-            }),
+            lineage: Lineage::root(tag, index, offset),
         };
         *self.tasks[t].chain.head_state_mut() = OpState::Source { offset: offset + 1 };
         self.tasks[t].high_water = self.tasks[t].high_water.max(offset + 1);
@@ -208,7 +202,9 @@ impl Engine {
                     return Some(Input::Record(r));
                 }
                 let recovered = self.tasks[t].current_recovered;
-                self.tasks[t].current = None;
+                if let Some((_, list)) = self.tasks[t].current.take() {
+                    self.record_lists.give(list);
+                }
                 self.buffer_consumed(c, recovered);
                 continue;
             }
@@ -274,8 +270,8 @@ impl Engine {
             Partitioner::Broadcast => {
                 for (i, &c) in channels.clone().iter().enumerate() {
                     let copy = Record {
-                        lineage: Rc::new(record.lineage.child(i as u32)),
-                        ..record.clone()
+                        lineage: record.lineage.child(i as u32),
+                        ..record
                     };
                     push(&mut self.tasks[t], c, copy);
                 }
