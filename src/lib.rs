@@ -19,8 +19,9 @@ pub use checkpoint_playground_ui::{engine, flink_export, scenario, ui};
 /// The wasm module's allocator: Talc (single-threaded, growing the wasm memory as it
 /// needs), not Rust's default for `wasm32-unknown-unknown`, dlmalloc. Issue 19: in the
 /// page's CPU profile of `large` at 100× (`www/bench/profile.mjs`), dlmalloc's `malloc`
-/// and `free` took 4.8 % of all samples, ~17 % of the engine's; the engine allocates per
-/// record (a source record's shared lineage, a buffer's record list). An allocator
+/// and `free` took 4.8 % of all samples, ~17 % of the engine's; the engine then allocated
+/// per record (a source record's lineage, a buffer's record list; both gone since, see
+/// `engine::record::Path` and `engine::network::RecordLists`). An allocator
 /// decides addresses only, never what the engine computes, so every run (and its event
 /// hash) is the same with either; native hosts keep the system allocator. Measured
 /// (`scripts/bench-wasm.sh`, `large`, idle, Dec 7): wasm 2.51 -> 2.54 M record-hops/s

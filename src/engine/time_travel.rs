@@ -197,8 +197,8 @@ impl Rewinder {
 /// (sink contents, keyed and checkpointed state, the log, samples, checkpoint history)
 /// counted entry by entry, plus a fixed allowance per task; a channel counts what it holds
 /// ([`channel_bytes`]: its struct, its queues' capacity and the records in its buffers).
-/// Records in flight share their lineage (`Rc`) between clones and count at their own
-/// size only.
+/// A record in flight counts at its own size only: its lineage is inline, and a branch
+/// path (`record::Path`) is shared between clones.
 pub fn approx_bytes(e: &Engine) -> usize {
     const NODE: usize = 16; // allocator and B-tree node overhead per entry, roughly
     let sinks: usize = e.external.iter().flatten().map(|x| x.approx_bytes()).sum();
