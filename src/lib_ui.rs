@@ -26,6 +26,7 @@ pub mod ui {
     pub mod i18n;
     pub mod offscreen;
     pub mod pacer;
+    pub mod play_clock;
     pub mod resubmit_form;
     pub mod shared;
     pub mod components {

@@ -93,6 +93,7 @@ use super::i18n::steps::StepLine;
 use super::i18n::{guides, messages, Lang};
 use super::offscreen::{Lower, Offscreen};
 use super::panel_watch::PanelWatch;
+use super::play_clock::{FrameTime, PlayClock};
 use super::resubmit_form::{EdgeChoice, OperatorChoice, Snapshot};
 use super::sim::{Sim, Snapshots};
 use crate::engine::log::{text, Arg, Msg as Said};
@@ -151,7 +152,9 @@ pub struct App {
     action_error: Option<ActionError>,
     share_note: Option<(String, bool)>,
     help: bool,
-    last_ts: Option<f64>,
+    /// The virtual time each played frame asks for (speed × interval, plus a bounded
+    /// carry of what earlier frames fell short of).
+    clock: PlayClock,
     raf: Option<Closure<dyn FnMut(f64)>>,
     keydown: Option<Closure<dyn FnMut(web_sys::KeyboardEvent)>>,
     frame_stats: FrameStats,
@@ -486,7 +489,7 @@ impl App {
                 self.step_note = None;
                 if !self.is_done() {
                     self.playing = true;
-                    self.last_ts = None;
+                    self.clock.restart();
                     self.request_frame(ctx);
                 }
             }
@@ -530,7 +533,10 @@ impl App {
                 self.frame_stats = FrameStats::default();
             }
             Command::Share => self.share(ctx),
-            Command::SetSpeed(s) => self.speed = s.clamp(0.1, 1000.0),
+            Command::SetSpeed(s) => {
+                self.speed = s.clamp(0.1, 1000.0);
+                self.clock.restart();
+            }
             Command::SetPauseAt(t) => self.pause_at = t,
             Command::ShareAtTime(on) => self.share_at_time = on,
             Command::Apply(action) => self.apply(action),
@@ -973,25 +979,21 @@ impl App {
                     return true;
                 }
                 if !self.playing {
-                    self.last_ts = None;
+                    self.clock.restart();
                     return false;
                 }
                 let start = perf_now();
-                if let Some(last) = self.last_ts {
-                    self.interval_stats.record(ts - last);
-                    self.budget.record_interval(ts - last);
+                let FrameTime { interval, dt, want } = self.clock.frame(ts, self.speed);
+                if let Some(interval) = interval {
+                    self.interval_stats.record(interval);
+                    self.budget.record_interval(interval);
                 }
-                let dt = self
-                    .last_ts
-                    .map(|last| (ts - last).clamp(0.0, 100.0))
-                    .unwrap_or(16.7);
-                self.last_ts = Some(ts);
                 let before = self.now();
-                let want = ((dt * self.speed * 1000.0) as Micros).max(1);
                 // "Pause at": no frame goes past it, whatever the speed.
                 let stop = self.pause_at.filter(|&p| p > before);
                 let target = stop.map_or(before + want, |p| (before + want).min(p));
                 let reached = self.advance(target);
+                self.clock.reached(want, reached - before, self.speed);
                 if dt > 0.0 {
                     let eff = (reached - before) as f64 / 1000.0 / dt;
                     self.effective_speed = Some(match self.effective_speed {
@@ -1118,7 +1120,7 @@ impl Component for App {
             action_error: None,
             share_note: None,
             help: false,
-            last_ts: None,
+            clock: PlayClock::default(),
             raf: None,
             keydown: None,
             frame_stats: FrameStats::default(),

@@ -36,6 +36,7 @@ pub mod offscreen;
 pub mod pacer;
 pub mod panel_watch;
 pub mod panic;
+pub mod play_clock;
 pub mod resubmit_form;
 pub mod shared;
 pub mod sim;
