@@ -22,7 +22,7 @@ use crate::ui::i18n::{t, t_dyn, tf, use_lang};
 use crate::engine::time::Micros;
 use crate::ui::command::Command;
 use crate::ui::format;
-use crate::ui::markers::TimelineMarks;
+use crate::ui::markers::{CheckpointMark, TimelineMarks};
 
 use super::panel::Panel;
 
@@ -81,6 +81,130 @@ fn mark(
             { glyph.to_string() }
         </span>
     }
+}
+
+#[derive(Properties, PartialEq)]
+struct MarksProps {
+    marks: Rc<TimelineMarks>,
+}
+
+/// The marks on the track: a component of its own, so a playing run's frames (the handle
+/// and the reached part move every frame) do not rebuild and re-diff every mark; they
+/// change only when the [`TimelineMarks`] snapshot does (a checkpoint ends, a failure).
+#[function_component(Marks)]
+fn marks(props: &MarksProps) -> Html {
+    use_lang();
+    let m = &props.marks;
+    let duration = m.duration.max(1);
+    let checkpoints = m.checkpoints.iter().filter(|c| c.end.is_some()).map(|c| {
+        html! { <CheckpointTick key={c.id} mark={c.clone()} {duration} /> }
+    });
+    let failures = m.failures.iter().enumerate().map(|(i, f)| {
+        let title = tf("failure at {0}: {1}", &[&format::clock(f.at), &f.what]);
+        let band = f.recovered.map(|r| {
+            html! {
+                <span key="band" class="tl-outage" style={format!("left: {}; width: {}", pct(f.at, duration), pct(r.saturating_sub(f.at), duration))} />
+            }
+        });
+        let recovery = f.recovered.map(|r| {
+            let title = tf(
+                "recovered at {0} (failure at {1}, {2} to recover)",
+                &[&format::clock(r), &format::clock(f.at), &format::dur(r - f.at)],
+            );
+            mark("recovery".into(), "recovery", r, duration, title, "↺")
+        });
+        let failure = mark("failure".into(), "failure", f.at, duration, title, "✕");
+        html! { <key={i}>{ for band }{ failure }{ for recovery }</> }
+    });
+    let actions = m.actions.iter().enumerate().map(|(i, a)| {
+        let title = format!(
+            "{} at {}: {}",
+            if a.recorded {
+                t("recorded action")
+            } else {
+                t("scenario event")
+            },
+            format::clock(a.at),
+            a.label
+        );
+        html! {
+            <span key={i} class={classes!("tl-mark", "tl-action", a.recorded.then_some("recorded"))}
+                data-testid="timeline-mark" data-kind="action" data-recorded={a.recorded.to_string()}
+                style={format!("left: {}", pct(a.at, duration))} title={title}>{ "◆" }</span>
+        }
+    });
+    let fork = m.forked_at.map(|f| {
+        html! {
+            <span class="tl-fork" data-testid="timeline-fork" data-at={f.to_string()}
+                style={format!("left: {}", pct(f, duration))}>
+                <span class="tl-fork-label">{ tf("forked at {0}", &[&format::clock(f)]) }</span>
+            </span>
+        }
+    });
+    html! {
+        <>
+            // Each keyed list in a fragment of its own: `{ for … }` splices its
+            // items into the enclosing list, and one unkeyed sibling (the rail)
+            // would make Yew reconcile them all unkeyed, from the end.
+            <>{ for failures }</>
+            <>{ for checkpoints }</>
+            <>{ for actions }</>
+            { for fork }
+        </>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct CheckpointTickProps {
+    mark: CheckpointMark,
+    duration: Micros,
+}
+
+/// One ended checkpoint's mark: a component of its own, so that a new checkpoint (which
+/// re-renders [`Marks`]) formats its own title and no other: an hour of 1-s checkpoints is
+/// 3,600 marks, and formatting each one's title at every checkpoint took ~5 % of a playing
+/// page's main thread at 1,000 marks (Dec 7).
+#[function_component(CheckpointTick)]
+fn checkpoint_tick(props: &CheckpointTickProps) -> Html {
+    use_lang();
+    let c = &props.mark;
+    let end = c.end.unwrap_or(c.trigger);
+    let kind = if c.failed() {
+        "checkpoint-failed"
+    } else {
+        "checkpoint"
+    };
+    let title = tf(
+        "checkpoint {0} {1} — triggered {2}, ended {3}",
+        &[
+            &c.id,
+            &t_dyn(&c.status.replace('_', " ")),
+            &format::clock(c.trigger),
+            &format::clock(end),
+        ],
+    );
+    mark(c.id.into(), kind, end, props.duration, title, "|")
+}
+
+#[derive(Properties, PartialEq)]
+struct AxisProps {
+    duration: Micros,
+}
+
+/// The axis's second labels, which depend on the duration only.
+#[function_component(Axis)]
+fn axis(props: &AxisProps) -> Html {
+    let duration = props.duration;
+    let step = tick_step(duration);
+    let ticks = (0..=duration / step).map(|i| {
+        let t = i * step;
+        html! {
+            <span class="tl-tick" style={format!("left: {}", pct(t, duration))}>
+                { format!("{}s", t / SECOND) }
+            </span>
+        }
+    });
+    html! { <div class="tl-axis" aria-hidden="true">{ for ticks }</div> }
 }
 
 /// The time under a pointer event over the track.
@@ -172,75 +296,6 @@ pub fn timeline(props: &TimelineProps) -> Html {
         })
     };
 
-    let step = tick_step(duration);
-    let ticks = (0..=duration / step).map(|i| {
-        let t = i * step;
-        html! {
-            <span class="tl-tick" style={format!("left: {}", pct(t, duration))}>
-                { format!("{}s", t / SECOND) }
-            </span>
-        }
-    });
-    let checkpoints = m.checkpoints.iter().filter_map(|c| {
-        let end = c.end?;
-        let (kind, glyph) = if c.failed() {
-            ("checkpoint-failed", "|")
-        } else {
-            ("checkpoint", "|")
-        };
-        let title = tf(
-            "checkpoint {0} {1} — triggered {2}, ended {3}",
-            &[
-                &c.id,
-                &t_dyn(&c.status.replace('_', " ")),
-                &format::clock(c.trigger),
-                &format::clock(end),
-            ],
-        );
-        Some(mark(c.id.into(), kind, end, duration, title, glyph))
-    });
-    let failures = m.failures.iter().enumerate().map(|(i, f)| {
-        let title = tf("failure at {0}: {1}", &[&format::clock(f.at), &f.what]);
-        let band = f.recovered.map(|r| {
-            html! {
-                <span key="band" class="tl-outage" style={format!("left: {}; width: {}", pct(f.at, duration), pct(r.saturating_sub(f.at), duration))} />
-            }
-        });
-        let recovery = f.recovered.map(|r| {
-            let title = tf(
-                "recovered at {0} (failure at {1}, {2} to recover)",
-                &[&format::clock(r), &format::clock(f.at), &format::dur(r - f.at)],
-            );
-            mark("recovery".into(), "recovery", r, duration, title, "↺")
-        });
-        let failure = mark("failure".into(), "failure", f.at, duration, title, "✕");
-        html! { <key={i}>{ for band }{ failure }{ for recovery }</> }
-    });
-    let actions = m.actions.iter().enumerate().map(|(i, a)| {
-        let title = format!(
-            "{} at {}: {}",
-            if a.recorded {
-                t("recorded action")
-            } else {
-                t("scenario event")
-            },
-            format::clock(a.at),
-            a.label
-        );
-        html! {
-            <span key={i} class={classes!("tl-mark", "tl-action", a.recorded.then_some("recorded"))}
-                data-testid="timeline-mark" data-kind="action" data-recorded={a.recorded.to_string()}
-                style={format!("left: {}", pct(a.at, duration))} title={title}>{ "◆" }</span>
-        }
-    });
-    let fork = m.forked_at.map(|f| {
-        html! {
-            <span class="tl-fork" data-testid="timeline-fork" data-at={f.to_string()}
-                style={format!("left: {}", pct(f, duration))}>
-                <span class="tl-fork-label">{ tf("forked at {0}", &[&format::clock(f)]) }</span>
-            </span>
-        }
-    });
     let hover_label = (*hover).map(|t| {
         html! {
             <span class="tl-hover" data-testid="timeline-hover" style={format!("left: {}", pct(t, duration))}>
@@ -273,13 +328,7 @@ pub fn timeline(props: &TimelineProps) -> Html {
                         <span class="tl-reached" style={format!("width: {}", pct(furthest, duration))} />
                         <span class="tl-played" style={format!("width: {}", pct(at, duration))} />
                     </div>
-                    // Each keyed list in a fragment of its own: `{ for … }` splices its
-                    // items into the enclosing list, and one unkeyed sibling (the rail)
-                    // would make Yew reconcile them all unkeyed, from the end.
-                    <>{ for failures }</>
-                    <>{ for checkpoints }</>
-                    <>{ for actions }</>
-                    { for fork }
+                    <Marks marks={props.marks.clone()} />
                     { for hover_label }
                     <div class="tl-handle" data-testid="timeline-handle" tabindex="0" role="slider"
                         aria-label={t("Virtual time")} aria-valuemin="0"
@@ -288,7 +337,7 @@ pub fn timeline(props: &TimelineProps) -> Html {
                         aria-valuetext={format::clock(at)}
                         style={format!("left: {}", pct(at, duration))} {onkeydown} />
                 </div>
-                <div class="tl-axis" aria-hidden="true">{ for ticks }</div>
+                <Axis {duration} />
             </div>
         </Panel>
     }
