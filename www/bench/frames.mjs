@@ -6,7 +6,8 @@
 // Opens PRESET (default `large`), or the scenario file JOB.json by its link (e.g.
 // www/bench/jobs/hash128.json: three operators at parallelism 128, 32,768 channels;
 // www/bench/jobs/large300.json: `large` for 300 s, so that 100× has seconds of steady state
-// where the 30-s preset gives 0.3 s), in headless Chromium at 1440×900, sets the speed slider
+// where the 30-s preset gives 0.3 s; www/bench/jobs/large1200.json: 1200 s, ~10 s at 100×,
+// with the timeline marks, history rows and chart samples a long run piles up), in headless Chromium at 1440×900, sets the speed slider
 // to SLIDER (75 = 100×), optionally zooms the job view (ZOOM: `fit`, `far` = four steps
 // out, `near` = four steps in), plays SECONDS of virtual time (default 20) and reports,
 // over the played frames: frame work p50 / p95 / max (wall time from the start of each
