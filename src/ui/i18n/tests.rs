@@ -50,7 +50,9 @@ fn ui_keys() -> BTreeMap<String, String> {
     let mut keys = BTreeMap::new();
     for f in files.into_iter().filter(|f| !f.ends_with("i18n/tests.rs")) {
         let src = std::fs::read_to_string(&f).unwrap();
-        for call in ["t(\"", "tf(\"", "t_static(\""] {
+        // The literal may start on the next line (rustfmt breaks a long call after its
+        // parenthesis).
+        for call in ["t(", "tf(", "t_static("] {
             let mut from = 0;
             while let Some(i) = src[from..].find(call) {
                 let at = from + i;
@@ -59,7 +61,12 @@ fn ui_keys() -> BTreeMap<String, String> {
                 if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
                     continue;
                 }
-                let key = literal(&src[from..]).expect("terminated literal");
+                let rest = src[from..].trim_start();
+                let Some(quoted) = rest.strip_prefix('"') else {
+                    continue;
+                };
+                from = src.len() - quoted.len();
+                let key = literal(quoted).expect("terminated literal");
                 keys.insert(key, f.display().to_string());
             }
         }
