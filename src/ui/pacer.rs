@@ -8,9 +8,9 @@
 //! [`SLICE_WALL_MS`] each, the last one of a frame to what the budget still leaves, so a
 //! frame's engine work fills its budget and overruns it by the pace's error on one slice at
 //! most; under [`MIN_LAST_SLICE_MS`] left, no further slice starts (the first always does,
-//! so every frame moves). (Stopping instead before any
-//! slice that might end past the budget left on average ~1.7 of a `large` job's ~8.9 ms
-//! unused at 100×, Dec 7: 78× achieved where the budget allowed ~90×.) (Fixed-size
+//! so every frame moves). (Stopping instead before any slice that might end past the
+//! budget left on average ~1.7 of a `large` job's ~8.9 ms unused at 100×, Dec 7: 78×
+//! achieved where the budget allowed ~90×.) (Fixed-size
 //! slices — an eighth of the frame's virtual target, 200 ms at 100× — took tens of ms on a
 //! large job: the budget, checked only between slices, was overrun several times over and
 //! the frame rate fell to a few per second.) The wall clock is passed in, so the slicing is

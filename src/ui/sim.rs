@@ -602,7 +602,7 @@ fn pending_kinds(e: &Engine) -> Vec<(u64, BarrierKind)> {
     e.coordinator
         .history
         .iter()
-        .filter(|c| c.status == crate::engine::coordinator::CheckpointStatus::InProgress)
+        .filter(|c| c.status == CheckpointStatus::InProgress)
         .map(|c| (c.id, c.kind))
         .collect()
 }

@@ -96,7 +96,7 @@ fn marks(props: &MarksProps) -> Html {
     use_lang();
     let m = &props.marks;
     let duration = m.duration.max(1);
-    let checkpoints = m.checkpoints.iter().filter(|c| c.end.is_some()).map(|c| {
+    let checkpoints = m.checkpoints.iter().map(|c| {
         html! { <CheckpointTick key={c.id} mark={c.clone()} {duration} /> }
     });
     let failures = m.failures.iter().enumerate().map(|(i, f)| {
@@ -160,15 +160,17 @@ struct CheckpointTickProps {
     duration: Micros,
 }
 
-/// One ended checkpoint's mark: a component of its own, so that a new checkpoint (which
-/// re-renders [`Marks`]) formats its own title and no other: an hour of 1-s checkpoints is
-/// 3,600 marks, and formatting each one's title at every checkpoint took ~5 % of a playing
-/// page's main thread at 1,000 marks (Dec 7).
+/// One checkpoint's mark once it ended (nothing while in progress): a component of its
+/// own, so that a new checkpoint (which re-renders [`Marks`]) formats its own title and no
+/// other: an hour of 1-s checkpoints is 3,600 marks, and formatting each one's title at
+/// every checkpoint took ~5 % of a playing page's main thread at 1,000 marks (Dec 7).
 #[function_component(CheckpointTick)]
 fn checkpoint_tick(props: &CheckpointTickProps) -> Html {
     use_lang();
     let c = &props.mark;
-    let end = c.end.unwrap_or(c.trigger);
+    let Some(end) = c.end else {
+        return Html::default();
+    };
     let kind = if c.failed() {
         "checkpoint-failed"
     } else {
