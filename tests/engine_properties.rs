@@ -1339,3 +1339,65 @@ fn trace_sources() {
         println!("{t}: {}", offs.join(" | "));
     }
 }
+
+/// The report reuses an unchanged history entry's report between calls
+/// (`engine::report_rows`); at random instants of random runs — failures, restarts, region
+/// failovers, a live `set_config`, resubmissions — the reusing report must equal one built
+/// fresh, and the rows of ended checkpoints must actually be shared between two reports
+/// (else the reuse is dead code). `CP_REPORT_CASES` sets the number of seeds (default 40),
+/// from `CP_PROPERTY_BASE`.
+#[test]
+fn reused_report_rows_read_as_fresh_ones() {
+    let cases: u64 = std::env::var("CP_REPORT_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(40);
+    let base: u64 = std::env::var("CP_PROPERTY_BASE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1);
+    println!("report reuse seeds {base}..{}", base + cases);
+    let (mut shared, mut compared) = (0usize, 0usize);
+    for seed in base..base + cases {
+        let drawn = if seed % 2 == 0 {
+            resubmission_case(seed).map(|(mode, spec, _)| (mode, spec))
+        } else {
+            failing_case(seed)
+        };
+        let (mode, mut spec) = drawn.unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let mut g = Gen::new(seed ^ 0x19_0019);
+        spec.events.push(TimedAction {
+            at: g.range(0, spec.duration),
+            action: Action::SetConfig {
+                key: "playground.rpc.latency".into(),
+                value: format!("{}ms", g.range(1, 40)),
+            },
+        });
+        spec.events.sort_by_key(|e| e.at);
+        let mut e = Engine::new(spec).unwrap_or_else(|x| panic!("seed {seed} ({mode}): {x}"));
+        while !e.is_done() {
+            e.run_until(e.now() + g.range(1, 400_000));
+            let reused = e.report();
+            let again = e.report();
+            assert_eq!(
+                reused,
+                e.report_uncached(),
+                "seed {seed} ({mode}) at {} µs: the reusing report differs from a fresh one \
+                 (CP_PROPERTY_BASE={seed} CP_REPORT_CASES=1)",
+                e.now()
+            );
+            compared += 1;
+            shared += reused
+                .checkpoints
+                .iter()
+                .zip(&again.checkpoints)
+                .filter(|(a, b)| a.subtasks.shares(&b.subtasks))
+                .count();
+        }
+    }
+    println!("{compared} reports compared, {shared} checkpoints' rows shared");
+    assert!(
+        shared > 0,
+        "no report shared a checkpoint's rows: the reuse never happened"
+    );
+}

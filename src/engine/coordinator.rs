@@ -131,6 +131,11 @@ pub struct CheckpointStats {
     pub expected: BTreeSet<usize>,
     pub subtasks: BTreeMap<usize, SubtaskStats>,
     pub channel_state_files: u32,
+    /// Bumped on every write to this entry after it was pushed ([`Coordinator`]'s
+    /// `stats_mut`), so a reader can tell an unchanged entry (`report_rows`) without
+    /// comparing it. Not part of the entry's content: it is not serialized.
+    #[serde(skip)]
+    pub revision: u64,
 }
 
 impl CheckpointStats {
@@ -610,7 +615,9 @@ impl Coordinator {
     }
     fn stats_mut(&mut self, id: u64) -> Option<&mut CheckpointStats> {
         let i = (id as usize).checked_sub(1 + self.history_base as usize)?;
-        self.history.get_mut(i)
+        let s = self.history.get_mut(i)?;
+        s.revision += 1;
+        Some(s)
     }
 
     /// A new job (a resubmission) starts its own history; the ids go on from here.
@@ -812,6 +819,7 @@ impl Coordinator {
             expected: live.clone(),
             subtasks: BTreeMap::new(),
             channel_state_files: 0,
+            revision: 0,
         });
         self.pending.insert(id);
         self.pending_data.insert(id, data);

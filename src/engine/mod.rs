@@ -15,7 +15,7 @@
 //! mode), [`resubmission`] (a changed job restored from a snapshot) with [`state_assignment`]
 //! (Flink's `StateAssignmentOperation`), [`recovery`] with
 //! [`region_failover`] (restarting one pipelined region), [`sinks`] (external systems and the
-//! exactly-once verdict), [`loss`] (which failure lost a missing record), [`log`], `stats` and [`report`],
+//! exactly-once verdict), [`loss`] (which failure lost a missing record), [`log`], `stats` and [`report`] (with [`report_rows`], a checkpoint's rows shared between reports),
 //! [`diagnosis`] (why a checkpoint was slow: critical path, bottleneck, Flink's metrics);
 //! [`physical_plan`] (chains, slots, TaskManagers, channel kinds, failover regions: what
 //! Flink would deploy) and [`chain`] (a task's operator chain, the plan's chains at run
@@ -46,6 +46,7 @@ pub mod record;
 pub mod recovery;
 pub mod region_failover;
 pub mod report;
+pub mod report_rows;
 pub mod restart_strategy;
 pub mod resubmission;
 pub mod retained;

@@ -95,7 +95,8 @@ pub struct CheckpointReport {
     pub persisted_inflight_bytes: u64,
     pub channel_state_files: u32,
     pub failure_reason: Option<String>,
-    pub subtasks: Vec<SubtaskCheckpointReport>,
+    /// Shared between reports while the checkpoint does not change (`report_rows`).
+    pub subtasks: super::report_rows::Rows,
     /// Why it took its time: the critical path (`src/engine/diagnosis/critical_path.rs`).
     /// Filled by the full report (`Engine::report`), `None` in the bare history rows.
     pub diagnosis: Option<super::diagnosis::CheckpointDiagnosis>,

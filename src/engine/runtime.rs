@@ -144,6 +144,12 @@ pub struct Engine {
     pub resubmissions: Vec<super::report::ResubmissionReport>,
     /// The checkpoint history of jobs before the last resubmission, as reported.
     pub previous_checkpoints: Vec<super::report::CheckpointReport>,
+    /// Deployments of the tasks so far (the first, every restart, every resubmission):
+    /// report rows built in one deployment name its tasks ([`super::report_rows`]).
+    pub(crate) deployments: u64,
+    /// The history's reports without their diagnosis, reused while an entry is unchanged.
+    pub(crate) entry_reports:
+        std::cell::RefCell<super::report_rows::EntryCache<super::report::CheckpointReport>>,
     /// The restored snapshot's in-flight data was written by this other serializer: the
     /// running job's tasks fail when they read it ([`super::resubmission`]).
     pub(crate) stale_serializer: Option<u32>,
@@ -271,6 +277,8 @@ impl Engine {
             retained: Default::default(),
             resubmissions: Vec::new(),
             previous_checkpoints: Vec::new(),
+            deployments: 0,
+            entry_reports: Default::default(),
             stale_serializer: None,
             resubmits_ahead: 0,
             tasks: Vec::new(),
@@ -322,6 +330,7 @@ impl Engine {
 
     /// Builds the execution graph and fresh tasks for a new job attempt.
     pub(crate) fn deploy(&mut self) {
+        self.deployments += 1;
         self.replan();
         let mut g = graph::build(
             &self.job,
@@ -1023,8 +1032,18 @@ impl Engine {
         super::stats::build_report(self)
     }
 
-    /// The checkpoint history as the report shows it, without the sinks' and operators'
-    /// sections (cheap enough to call every frame).
+    /// [`Engine::report`] built without reusing any history entry's earlier report (see
+    /// [`super::report_rows`]): what the property tests hold the reusing report to.
+    #[doc(hidden)]
+    pub fn report_uncached(&self) -> Report {
+        let held = self.entry_reports.take();
+        let report = self.report();
+        self.entry_reports.replace(held);
+        report
+    }
+
+    /// The checkpoint history as the report shows it, without the diagnoses and without
+    /// the sinks' and operators' sections (an unchanged entry's report is reused).
     pub fn checkpoint_reports(&self) -> Vec<super::report::CheckpointReport> {
         let current = self
             .coordinator

@@ -15,12 +15,74 @@ fn ms(us: Micros) -> f64 {
     us as f64 / 1e3
 }
 
+/// Checkpoint `s`'s report without its diagnosis. An entry of the running history is
+/// built once per change of the entry and reused after that ([`super::report_rows`]).
 pub fn checkpoint_report(engine: &Engine, s: &CheckpointStats) -> CheckpointReport {
+    let coordinator = &engine.coordinator;
+    let index = (s.id as usize).checked_sub(1 + coordinator.history_base as usize);
+    let in_history = |&i: &usize| {
+        coordinator
+            .history
+            .get(i)
+            .is_some_and(|h| std::ptr::eq(h, s))
+    };
+    match index.filter(in_history) {
+        Some(i) => {
+            let scope = super::report_rows::Scope {
+                history_base: coordinator.history_base,
+                deployment: engine.deployments,
+            };
+            engine
+                .entry_reports
+                .borrow_mut()
+                .get(scope, i, s.id, s.revision, || {
+                    build_checkpoint_report(engine, s)
+                })
+        }
+        None => build_checkpoint_report(engine, s),
+    }
+}
+
+fn build_checkpoint_report(engine: &Engine, s: &CheckpointStats) -> CheckpointReport {
     let max = |f: fn(&super::coordinator::SubtaskStats) -> Micros| {
         s.subtasks.values().map(f).max().unwrap_or(0)
     };
-    let subtasks = s
-        .expected
+    let checkpoint_type = match s.savepoint {
+        Some(k) => k.rest_type(),
+        None if s.unaligned() => "UNALIGNED_CHECKPOINT",
+        None => "CHECKPOINT",
+    };
+    CheckpointReport {
+        id: s.id,
+        checkpoint_type: checkpoint_type.to_string(),
+        is_savepoint: s.savepoint.is_some(),
+        external_path: s.external_path.clone(),
+        status: s.status.name().to_string(),
+        unaligned: s.unaligned(),
+        timed_out_to_unaligned: s.timed_out_to_unaligned(),
+        trigger_ms: ms(s.trigger_at),
+        latest_ack_ms: s.latest_ack().map(ms),
+        acknowledged: s.acknowledged() as u32,
+        total_subtasks: s.expected.len() as u32,
+        end_to_end_ms: s.end_to_end().map(ms),
+        alignment_ms: ms(max(|x| x.alignment)),
+        start_delay_ms: ms(max(|x| x.start_delay)),
+        sync_ms: ms(max(|x| x.sync)),
+        async_ms: ms(max(|x| x.async_duration)),
+        checkpointed_bytes: s.state_bytes() + s.persisted_bytes(),
+        state_bytes: s.state_bytes(),
+        processed_inflight_bytes: s.processed_bytes(),
+        persisted_inflight_bytes: s.persisted_bytes(),
+        channel_state_files: s.channel_state_files,
+        failure_reason: s.failure_reason.clone(),
+        subtasks: subtask_rows(engine, s).into(),
+        diagnosis: None,
+    }
+}
+
+/// One row per subtask that must acknowledge checkpoint `s`, as the report shows them.
+fn subtask_rows(engine: &Engine, s: &CheckpointStats) -> Vec<SubtaskCheckpointReport> {
+    s.expected
         .iter()
         .map(|&t| {
             let task = &engine.tasks[t];
@@ -50,38 +112,7 @@ pub fn checkpoint_report(engine: &Engine, s: &CheckpointStats) -> CheckpointRepo
                 persisted_inflight_bytes: st.persisted_bytes,
             }
         })
-        .collect();
-    let checkpoint_type = match s.savepoint {
-        Some(k) => k.rest_type(),
-        None if s.unaligned() => "UNALIGNED_CHECKPOINT",
-        None => "CHECKPOINT",
-    };
-    CheckpointReport {
-        id: s.id,
-        checkpoint_type: checkpoint_type.to_string(),
-        is_savepoint: s.savepoint.is_some(),
-        external_path: s.external_path.clone(),
-        status: s.status.name().to_string(),
-        unaligned: s.unaligned(),
-        timed_out_to_unaligned: s.timed_out_to_unaligned(),
-        trigger_ms: ms(s.trigger_at),
-        latest_ack_ms: s.latest_ack().map(ms),
-        acknowledged: s.acknowledged() as u32,
-        total_subtasks: s.expected.len() as u32,
-        end_to_end_ms: s.end_to_end().map(ms),
-        alignment_ms: ms(max(|x| x.alignment)),
-        start_delay_ms: ms(max(|x| x.start_delay)),
-        sync_ms: ms(max(|x| x.sync)),
-        async_ms: ms(max(|x| x.async_duration)),
-        checkpointed_bytes: s.state_bytes() + s.persisted_bytes(),
-        state_bytes: s.state_bytes(),
-        processed_inflight_bytes: s.processed_bytes(),
-        persisted_inflight_bytes: s.persisted_bytes(),
-        channel_state_files: s.channel_state_files,
-        failure_reason: s.failure_reason.clone(),
-        subtasks,
-        diagnosis: None,
-    }
+        .collect()
 }
 
 /// A checkpoint's report with its diagnosis.
