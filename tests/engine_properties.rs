@@ -36,6 +36,15 @@ use checkpoint_playground::engine::task::OpState;
 use checkpoint_playground::engine::{Engine, JobStatus};
 use common::*;
 
+/// The number in environment variable `name` (a case count, a first seed, a budget), else
+/// `default`.
+fn env_number(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 /// A finished or unfinished run, with whether records still moved in its last fifth.
 struct Run {
     engine: Engine,
@@ -594,10 +603,7 @@ fn scenario_json(spec: &JobSpec) -> String {
 
 /// Shrinks a failing job and prints the minimal one as a scenario JSON.
 fn print_shrunk(mode_name: &str, failing: JobSpec, message: &str, what: &str) {
-    let budget = std::env::var("CP_SHRINK_RUNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(400);
+    let budget = env_number("CP_SHRINK_RUNS", 400) as usize;
     let (minimal, minimal_msg, runs) = shrink(mode_name, failing.clone(), message, budget);
     let mut named = minimal;
     named.name = format!("{what}, shrunk: {}", class(message));
@@ -616,14 +622,8 @@ fn print_shrunk(mode_name: &str, failing: JobSpec, message: &str, what: &str) {
 
 #[test]
 fn random_dags_with_failures_keep_their_guarantees() {
-    let cases: u64 = std::env::var("CP_PROPERTY_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(320);
-    let base: u64 = std::env::var("CP_PROPERTY_BASE")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1);
+    let cases = env_number("CP_PROPERTY_CASES", 320);
+    let base = env_number("CP_PROPERTY_BASE", 1);
     println!(
         "property seeds {base}..{} (CP_PROPERTY_BASE={base} CP_PROPERTY_CASES={cases})",
         base + cases
@@ -928,14 +928,8 @@ fn remove_a_map(job: &JobSpec, r: &mut checkpoint_playground::engine::resubmissi
 /// exactly once (or the mode's guarantee), keyed state equal to the failure-free run's.
 #[test]
 fn random_resubmissions_keep_their_guarantees() {
-    let cases: u64 = std::env::var("CP_RESUBMIT_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(48);
-    let base: u64 = std::env::var("CP_PROPERTY_BASE")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1);
+    let cases = env_number("CP_RESUBMIT_CASES", 48);
+    let base = env_number("CP_PROPERTY_BASE", 1);
     println!(
         "resubmission seeds {base}..{} (CP_PROPERTY_BASE={base} CP_RESUBMIT_CASES={cases})",
         base + cases
@@ -1128,10 +1122,7 @@ fn dump() {
                 .collect::<Vec<_>>()
         );
     }
-    let n: usize = std::env::var("CP_LOG")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(40);
+    let n = env_number("CP_LOG", 40) as usize;
     for l in e
         .log
         .entries
@@ -1348,14 +1339,8 @@ fn trace_sources() {
 /// from `CP_PROPERTY_BASE`.
 #[test]
 fn reused_report_rows_read_as_fresh_ones() {
-    let cases: u64 = std::env::var("CP_REPORT_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(40);
-    let base: u64 = std::env::var("CP_PROPERTY_BASE")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1);
+    let cases = env_number("CP_REPORT_CASES", 40);
+    let base = env_number("CP_PROPERTY_BASE", 1);
     println!("report reuse seeds {base}..{}", base + cases);
     let (mut shared, mut compared) = (0usize, 0usize);
     for seed in base..base + cases {
