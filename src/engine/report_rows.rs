@@ -1,33 +1,37 @@
-//! A checkpoint's per-subtask report rows, built once per change of the checkpoint and
-//! shared by every report after that.
+//! A history entry's report, built once per change of what it reads and reused by every
+//! report after that; its per-subtask rows shared between reports.
 //!
 //! Contract: [`EntryCache::get`] returns exactly what its `build` closure would return
-//! now, and calls `build` only when the checkpoint changed since the value it holds was
-//! built. "Changed" is what the caller's key says: the checkpoint's id and its
-//! [`super::coordinator::CheckpointStats::revision`] (the coordinator bumps it on every
-//! write to the entry), within one deployment of one job (`Scope`: a restart redeploys the
-//! tasks, so a subtask index may name another chain; a resubmission starts a new history).
-//! What is cached must read nothing else that changes within a deployment: the report of
-//! an entry without its diagnosis reads the entry and the tasks' names, chains and
-//! vertices. (The diagnosis also reads the barrier trace, the tasks' checkpoint records,
-//! the activity samples, the config and, for a checkpoint that ended without an
-//! acknowledgement, the current time: it is built fresh for every report.)
+//! now, and calls `build` only when what the value reads changed since the value it holds
+//! was built. "Changed" is what the caller's key says, within one deployment of one job
+//! (`Scope`: a restart redeploys the tasks, so a subtask index may name another chain; a
+//! resubmission starts a new history). Two keys are used ([`super::stats`]):
+//! - [`BareReports`], the report without its diagnosis: the entry's id and its
+//!   [`super::coordinator::CheckpointStats::revision`] (the coordinator bumps it on every
+//!   write to the entry). The bare report reads the entry and the tasks' names, chains and
+//!   vertices, nothing else.
+//! - [`DiagnosedReports`], with its diagnosis, only for a *settled* checkpoint
+//!   ([`super::diagnosis::critical_path::settled`]: ended, its activity window closed by
+//!   a sample, its barrier hops gone from the trace, no task holding a record of it); the
+//!   key adds the config values the diagnosis quotes. Until it settles, the diagnosis
+//!   reads the trace, the tasks' records and the live counters, and is built fresh.
 //!
 //! Why: the full report ([`super::Engine::report`]) rendered every checkpoint of the
 //! history again, each with one row per subtask (three names and the chain's operator ids
 //! cloned per row), so the playground's report refresh (every 400 ms while playing) grew
-//! with the run: ~10 µs per checkpoint of `large` natively, 33 ms at 3,300 checkpoints
-//! (`examples/report_cost.rs`). Flink's history keeps a stats object per checkpoint too
+//! with the run: ~10 µs per checkpoint of `large` natively, 33 ms at 3,300 checkpoints,
+//! and the diagnoses as much again (`examples/report_cost.rs`). Flink's history keeps a stats object per checkpoint too
 //! (`CheckpointStatsHistory.replacePendingCheckpointById` swaps the pending entry for its
 //! completed or failed stats; the REST handlers read `createSnapshot()`'s copy, not the
 //! tasks; Flink 2.x, `org.apache.flink.runtime.checkpoint`). What this adds is only the
-//! reuse; every row reads as a fresh build would.
+//! reuse; every report reads as a fresh build would (a property test holds it to that).
 //!
 //! [`Rows`] is an immutable list behind an `Arc`: clones share it, and equality looks at
 //! identity first, so comparing two reports that share their history costs a pointer
 //! compare per checkpoint.
 
-use super::report::SubtaskCheckpointReport;
+use super::report::{CheckpointReport, SubtaskCheckpointReport};
+use super::time::Micros;
 use serde::{Serialize, Serializer};
 use std::ops::Deref;
 use std::sync::Arc;
@@ -88,15 +92,23 @@ pub struct Scope {
     pub deployment: u64,
 }
 
-/// A value built from each history entry (its report without the diagnosis, in
-/// [`super::stats`]), by position, with the (id, revision) it was built from.
+/// The history's reports without their diagnosis, keyed by (id, revision).
+pub type BareReports = EntryCache<(u64, u64), CheckpointReport>;
+
+/// The settled history entries' reports with their diagnosis, keyed by (id, revision) and
+/// the config values the diagnosis quotes (RPC latency, storage throughput, file cost).
+pub type DiagnosedReports = EntryCache<(u64, u64, (Micros, u64, Micros)), CheckpointReport>;
+
+/// A value built from each history entry (its report, in [`super::stats`]), by
+/// position, with the key it was built for: the entry's (id, revision) and whatever else
+/// the value reads that can change (`K`).
 #[derive(Clone, Debug)]
-pub struct EntryCache<T> {
+pub struct EntryCache<K, T> {
     scope: Scope,
-    held: Vec<Option<(u64, u64, T)>>,
+    held: Vec<Option<(K, T)>>,
 }
 
-impl<T> Default for EntryCache<T> {
+impl<K, T> Default for EntryCache<K, T> {
     fn default() -> Self {
         EntryCache {
             scope: Scope::default(),
@@ -105,23 +117,16 @@ impl<T> Default for EntryCache<T> {
     }
 }
 
-impl<T: Clone> EntryCache<T> {
-    /// The value of history entry `index` (checkpoint `id` at `revision`): the held one
-    /// when it was built for this `scope`, id and revision, else `build()`'s (then held).
-    pub fn get(
-        &mut self,
-        scope: Scope,
-        index: usize,
-        id: u64,
-        revision: u64,
-        build: impl FnOnce() -> T,
-    ) -> T {
+impl<K: PartialEq + Clone, T: Clone> EntryCache<K, T> {
+    /// The value of history entry `index` for `key`: the held one when it was built for
+    /// this `scope` and an equal key, else `build()`'s (then held).
+    pub fn get(&mut self, scope: Scope, index: usize, key: K, build: impl FnOnce() -> T) -> T {
         if scope != self.scope {
             self.held.clear();
             self.scope = scope;
         }
-        if let Some(Some((held_id, held_rev, value))) = self.held.get(index) {
-            if (*held_id, *held_rev) == (id, revision) {
+        if let Some(Some((held, value))) = self.held.get(index) {
+            if *held == key {
                 return value.clone();
             }
         }
@@ -129,7 +134,7 @@ impl<T: Clone> EntryCache<T> {
         if self.held.len() <= index {
             self.held.resize_with(index + 1, || None);
         }
-        self.held[index] = Some((id, revision, value.clone()));
+        self.held[index] = Some((key, value.clone()));
         value
     }
 }
@@ -159,8 +164,8 @@ mod tests {
             builds += 1;
             Rows::new(vec![row(0), row(1)])
         };
-        let a = cache.get(SCOPE, 0, 1, 5, &mut build);
-        let b = cache.get(SCOPE, 0, 1, 5, &mut build);
+        let a = cache.get(SCOPE, 0, (1, 5), &mut build);
+        let b = cache.get(SCOPE, 0, (1, 5), &mut build);
         assert_eq!(builds, 1);
         assert!(a.shares(&b));
         assert_eq!(a, b);
@@ -174,21 +179,21 @@ mod tests {
             builds += 1;
             Rows::new(vec![row(n)])
         };
-        let first = cache.get(SCOPE, 0, 1, 5, || build(0));
-        let bumped = cache.get(SCOPE, 0, 1, 6, || build(1));
+        let first = cache.get(SCOPE, 0, (1, 5), || build(0));
+        let bumped = cache.get(SCOPE, 0, (1, 6), || build(1));
         assert_eq!(bumped[0].subtask, 1, "a write to the entry is seen");
-        let other_id = cache.get(SCOPE, 0, 9, 6, || build(2));
+        let other_id = cache.get(SCOPE, 0, (9, 6), || build(2));
         assert_eq!(other_id[0].subtask, 2);
         let redeployed = Scope {
             deployment: 2,
             ..SCOPE
         };
-        cache.get(redeployed, 0, 9, 6, || build(3));
+        cache.get(redeployed, 0, (9, 6), || build(3));
         let resubmitted = Scope {
             history_base: 9,
             ..redeployed
         };
-        cache.get(resubmitted, 0, 9, 6, || build(4));
+        cache.get(resubmitted, 0, (9, 6), || build(4));
         assert_eq!(builds, 5);
         assert!(!first.shares(&bumped));
     }

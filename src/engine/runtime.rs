@@ -148,8 +148,10 @@ pub struct Engine {
     /// report rows built in one deployment name its tasks ([`super::report_rows`]).
     pub(crate) deployments: u64,
     /// The history's reports without their diagnosis, reused while an entry is unchanged.
-    pub(crate) entry_reports:
-        std::cell::RefCell<super::report_rows::EntryCache<super::report::CheckpointReport>>,
+    pub(crate) entry_reports: std::cell::RefCell<super::report_rows::BareReports>,
+    /// The settled checkpoints' reports with their diagnosis, reused while the entry and
+    /// the config values the diagnosis quotes are unchanged.
+    pub(crate) diagnosed_reports: std::cell::RefCell<super::report_rows::DiagnosedReports>,
     /// The restored snapshot's in-flight data was written by this other serializer: the
     /// running job's tasks fail when they read it ([`super::resubmission`]).
     pub(crate) stale_serializer: Option<u32>,
@@ -279,6 +281,7 @@ impl Engine {
             previous_checkpoints: Vec::new(),
             deployments: 0,
             entry_reports: Default::default(),
+            diagnosed_reports: Default::default(),
             stale_serializer: None,
             resubmits_ahead: 0,
             tasks: Vec::new(),
@@ -1036,9 +1039,10 @@ impl Engine {
     /// [`super::report_rows`]): what the property tests hold the reusing report to.
     #[doc(hidden)]
     pub fn report_uncached(&self) -> Report {
-        let held = self.entry_reports.take();
+        let held = (self.entry_reports.take(), self.diagnosed_reports.take());
         let report = self.report();
-        self.entry_reports.replace(held);
+        self.entry_reports.replace(held.0);
+        self.diagnosed_reports.replace(held.1);
         report
     }
 

@@ -15,27 +15,36 @@ fn ms(us: Micros) -> f64 {
     us as f64 / 1e3
 }
 
+/// Where `s` sits in the running history, and the cache scope of its entry; `None` for a
+/// checkpoint of no running history entry (built without a cache).
+fn history_slot(
+    engine: &Engine,
+    s: &CheckpointStats,
+) -> Option<(usize, super::report_rows::Scope)> {
+    let coordinator = &engine.coordinator;
+    let index = (s.id as usize).checked_sub(1 + coordinator.history_base as usize)?;
+    coordinator
+        .history
+        .get(index)
+        .is_some_and(|h| std::ptr::eq(h, s))
+        .then_some((
+            index,
+            super::report_rows::Scope {
+                history_base: coordinator.history_base,
+                deployment: engine.deployments,
+            },
+        ))
+}
+
 /// Checkpoint `s`'s report without its diagnosis. An entry of the running history is
 /// built once per change of the entry and reused after that ([`super::report_rows`]).
 pub fn checkpoint_report(engine: &Engine, s: &CheckpointStats) -> CheckpointReport {
-    let coordinator = &engine.coordinator;
-    let index = (s.id as usize).checked_sub(1 + coordinator.history_base as usize);
-    let in_history = |&i: &usize| {
-        coordinator
-            .history
-            .get(i)
-            .is_some_and(|h| std::ptr::eq(h, s))
-    };
-    match index.filter(in_history) {
-        Some(i) => {
-            let scope = super::report_rows::Scope {
-                history_base: coordinator.history_base,
-                deployment: engine.deployments,
-            };
+    match history_slot(engine, s) {
+        Some((i, scope)) => {
             engine
                 .entry_reports
                 .borrow_mut()
-                .get(scope, i, s.id, s.revision, || {
+                .get(scope, i, (s.id, s.revision), || {
                     build_checkpoint_report(engine, s)
                 })
         }
@@ -116,10 +125,25 @@ fn subtask_rows(engine: &Engine, s: &CheckpointStats) -> Vec<SubtaskCheckpointRe
 }
 
 /// A checkpoint's report with its diagnosis.
+/// A settled checkpoint's ([`super::diagnosis::critical_path::settled`]) is built once
+/// per change of its entry or of the config values it quotes, and reused after that.
 pub fn diagnosed_report(engine: &Engine, s: &CheckpointStats) -> CheckpointReport {
-    let mut r = checkpoint_report(engine, s);
-    r.diagnosis = Some(super::diagnosis::critical_path::diagnose(engine, s, &r));
-    r
+    use super::diagnosis::critical_path::{diagnose, quoted_config, settled};
+    let build = || {
+        let mut r = checkpoint_report(engine, s);
+        r.diagnosis = Some(diagnose(engine, s, &r));
+        r
+    };
+    match history_slot(engine, s).filter(|_| settled(engine, s)) {
+        Some((i, scope)) => {
+            let key = (s.id, s.revision, quoted_config(engine));
+            engine
+                .diagnosed_reports
+                .borrow_mut()
+                .get(scope, i, key, build)
+        }
+        None => build(),
+    }
 }
 
 pub fn build_report(engine: &Engine) -> Report {

@@ -3,7 +3,10 @@
 //!
 //! Contract: [`diagnose`] reads one checkpoint's coordinator statistics, its report row, the
 //! barrier trace and the activity samples of the checkpoint's window [trigger, end] and
-//! gives a [`CheckpointDiagnosis`]. The rule, stated:
+//! gives a [`CheckpointDiagnosis`]. The window is rounded out to the samples around it
+//! (`metrics::window_shares_until`); until Dec 7 it ran from the trigger to *now*, so an
+//! old checkpoint's receiver was judged by the rest of the run, not by its own window.
+//! Once the checkpoint is [`settled`] its diagnosis no longer changes. The rule, stated:
 //! 1. The *ending* subtask is the one acknowledged last (Flink's end-to-end duration is the
 //!    latest acknowledgement minus the trigger, `AbstractCheckpointStats.getEndToEndDuration`);
 //!    for a checkpoint that never completed, the unacknowledged subtask furthest behind
@@ -28,7 +31,7 @@ use super::super::log::{bytes, list_of, text, Arg, Msg};
 use super::super::report::CheckpointReport;
 use super::super::runtime::Engine;
 use super::super::time::Micros;
-use super::metrics::{window_shares, Shares};
+use super::metrics::{window_shares_until, Shares};
 use super::summary::{operator_rollup, stragglers, OperatorRollup};
 use super::{dur, ms, pct};
 use serde::Serialize;
@@ -95,7 +98,12 @@ fn name(engine: &Engine, t: usize) -> String {
 }
 
 /// The subtask downstream of `t` that was busiest in the window (who backpressured it).
-fn busiest_downstream(engine: &Engine, t: usize, from: Micros) -> Option<(usize, Shares)> {
+fn busiest_downstream(
+    engine: &Engine,
+    t: usize,
+    from: Micros,
+    to: Micros,
+) -> Option<(usize, Shares)> {
     let mut best: Option<(usize, Shares)> = None;
     let mut seen = std::collections::BTreeSet::new();
     let outputs = engine.tasks[t]
@@ -106,7 +114,7 @@ fn busiest_downstream(engine: &Engine, t: usize, from: Micros) -> Option<(usize,
         if !seen.insert(ch.to_task) || ch.to_task >= engine.tasks.len() {
             continue;
         }
-        let sh = window_shares(engine, ch.to_task, from);
+        let sh = window_shares_until(engine, ch.to_task, from, to);
         if best.is_none_or(|(_, b)| sh.busy > b.busy) {
             best = Some((ch.to_task, sh));
         }
@@ -114,9 +122,15 @@ fn busiest_downstream(engine: &Engine, t: usize, from: Micros) -> Option<(usize,
     best
 }
 
-/// Fills the receiver part of a cause: how `t` fared in the window and who slowed it.
-fn explain_receiver(engine: &Engine, t: usize, from: Micros, cause: &mut Cause) -> Msg {
-    let sh = window_shares(engine, t, from);
+/// Fills the receiver part of a cause: how `t` fared in the window [from, to] (to the
+/// checkpoint's end) and who slowed it.
+fn explain_receiver(
+    engine: &Engine,
+    t: usize,
+    (from, to): (Micros, Micros),
+    cause: &mut Cause,
+) -> Msg {
+    let sh = window_shares_until(engine, t, from, to);
     cause.subtask = Some(name(engine, t));
     cause.busy = Some(sh.busy);
     cause.backpressured = Some(sh.backpressured);
@@ -135,10 +149,10 @@ fn explain_receiver(engine: &Engine, t: usize, from: Micros, cause: &mut Cause) 
         // Follow the backpressure down to the first busy, not backpressured subtask.
         let mut cur = t;
         for _ in 0..16 {
-            let Some((d, dsh)) = busiest_downstream(engine, cur, from) else {
+            let Some((d, dsh)) = busiest_downstream(engine, cur, from, to) else {
                 break;
             };
-            if dsh.backpressured > 0.10 && busiest_downstream(engine, d, from).is_some() {
+            if dsh.backpressured > 0.10 && busiest_downstream(engine, d, from, to).is_some() {
                 cur = d;
                 continue;
             }
@@ -260,25 +274,52 @@ fn ending_task(engine: &Engine, s: &CheckpointStats) -> Option<usize> {
         .min_by_key(|&t| rank(t))
 }
 
+/// Whether checkpoint `s`'s diagnosis can no longer change but through `s` itself, the
+/// config values it quotes ([`quoted_config`]) and the deployment: the checkpoint ended at
+/// a time that is not now (it has a completion or an acknowledgement), a sample closes its
+/// activity window ([`super::metrics::window_closed`]), the barrier trace no longer holds
+/// its hops and no task holds a record of it. Until then [`diagnose`] reads the trace,
+/// the tasks' records and the live counters, which move; after it, the report reuses the
+/// diagnosis ([`super::super::report_rows`]).
+pub fn settled(engine: &Engine, s: &CheckpointStats) -> bool {
+    s.status != CheckpointStatus::InProgress
+        && s.completed_at.or_else(|| s.latest_ack()).is_some()
+        && super::metrics::window_closed(engine, diagnosed_end(engine, s))
+        && !engine.barrier_trace.hops.contains_key(&s.id)
+        && engine
+            .tasks
+            .iter()
+            .all(|t| !t.checkpoints.contains_key(&s.id))
+}
+
+/// The config values a diagnosis quotes: the RPC latency, the storage throughput and the
+/// cost per file.
+pub fn quoted_config(engine: &Engine) -> (Micros, u64, Micros) {
+    (
+        engine.config.rpc_latency,
+        engine.config.storage_throughput,
+        engine.config.storage_file_cost,
+    )
+}
+
+/// Where the diagnosis of `s` ends: its completion, else (ended) its last acknowledgement,
+/// else now.
+fn diagnosed_end(engine: &Engine, s: &CheckpointStats) -> Micros {
+    if s.status == CheckpointStatus::InProgress {
+        return engine.now;
+    }
+    s.completed_at
+        .or_else(|| s.latest_ack())
+        .unwrap_or(engine.now)
+        .max(s.trigger_at)
+}
+
 pub fn diagnose(
     engine: &Engine,
     s: &CheckpointStats,
     rep: &CheckpointReport,
 ) -> CheckpointDiagnosis {
-    let end = s
-        .completed_at
-        .or(if s.status == CheckpointStatus::InProgress {
-            None
-        } else {
-            s.latest_ack()
-        })
-        .unwrap_or(engine.now)
-        .max(s.trigger_at);
-    let end = if s.status == CheckpointStatus::InProgress {
-        engine.now
-    } else {
-        end
-    };
+    let end = diagnosed_end(engine, s);
     let (stragglers, threshold) = stragglers(rep);
     let mut d = CheckpointDiagnosis {
         id: s.id,
@@ -523,7 +564,7 @@ fn barrier_cause(
                 waited_ms: Some(ms(queued)),
                 ..Default::default()
             };
-            let receiver = explain_receiver(engine, hop.to_task, from, &mut d.cause);
+            let receiver = explain_receiver(engine, hop.to_task, (from, end), &mut d.cause);
             let mut args = vec![
                 barrier,
                 text(name(engine, hop.to_task)),
@@ -549,7 +590,7 @@ fn barrier_cause(
             waited_ms: Some(ms(waited)),
             ..Default::default()
         };
-        let receiver = explain_receiver(engine, hop.to_task, from, &mut d.cause);
+        let receiver = explain_receiver(engine, hop.to_task, (from, end), &mut d.cause);
         let blocked = d.cause.hard_backpressured.unwrap_or(0.0) > 0.10;
         let why = if blocked && hop.priority {
             Msg::new("its task thread was blocked on an output buffer request (hard backpressure: no mail runs, not even an unaligned barrier)", vec![])
@@ -605,7 +646,7 @@ fn trigger_cause(
         waited_ms: Some(ms(waited)),
         ..Default::default()
     };
-    let receiver = explain_receiver(engine, t, s.trigger_at, &mut d.cause);
+    let receiver = explain_receiver(engine, t, (s.trigger_at, end), &mut d.cause);
     let held = if task.legacy_source {
         Msg::new(
             "the trigger waited {0} for the checkpoint lock, held by the legacy source thread blocked mid-record on a buffer request (SourceStreamTask: no availability check, no overdraft)",

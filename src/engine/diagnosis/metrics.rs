@@ -114,6 +114,30 @@ fn activity_between(
     )
 }
 
+/// Task `t`'s shares within [from, to]: `from` reads the newest sample at or before it,
+/// `to` the oldest sample at or after it, so the window covers [from, to] whole, to the
+/// [`super::super::runtime::SAMPLE_PERIOD`]; while no sample is at or after `to` yet (a
+/// window that reaches now) the live counters at now close it, as [`window_shares`] does.
+/// Whether a window is closed: [`window_closed`].
+pub fn window_shares_until(engine: &Engine, t: usize, from: Micros, to: Micros) -> Shares {
+    let closing = engine.samples.partition_point(|x| x.at < to);
+    let closed = engine.samples.get(closing).map(|s| s.at);
+    let (busy, soft, hard, idle) = activity_between(engine, t, from, closed);
+    let total = (busy + soft + hard + idle).max(1.0);
+    Shares {
+        busy: busy / total,
+        backpressured: (soft + hard) / total,
+        hard: hard / total,
+        idle: idle / total,
+    }
+}
+
+/// Whether a sample at or after `to` exists: [`window_shares_until`] then reads no live
+/// counter, and reads the same on every later call.
+pub fn window_closed(engine: &Engine, to: Micros) -> bool {
+    engine.samples.last().is_some_and(|s| s.at >= to)
+}
+
 /// Busy, backpressured and idle micros of task `t` within [from, now] from the samples
 /// (and the live counters at `now`).
 pub fn window_activity(engine: &Engine, t: usize, from: Micros) -> (f64, f64, f64) {
