@@ -122,14 +122,7 @@ fn activity_between(
 pub fn window_shares_until(engine: &Engine, t: usize, from: Micros, to: Micros) -> Shares {
     let closing = engine.samples.partition_point(|x| x.at < to);
     let closed = engine.samples.get(closing).map(|s| s.at);
-    let (busy, soft, hard, idle) = activity_between(engine, t, from, closed);
-    let total = (busy + soft + hard + idle).max(1.0);
-    Shares {
-        busy: busy / total,
-        backpressured: (soft + hard) / total,
-        hard: hard / total,
-        idle: idle / total,
-    }
+    shares_of(activity_between(engine, t, from, closed))
 }
 
 /// Whether a sample at or after `to` exists: [`window_shares_until`] then reads no live
@@ -147,7 +140,11 @@ pub fn window_activity(engine: &Engine, t: usize, from: Micros) -> (f64, f64, f6
 
 /// Shares of busy, backpressured (soft, hard) and idle time of task `t` in [from, now].
 pub fn window_shares(engine: &Engine, t: usize, from: Micros) -> Shares {
-    let (busy, soft, hard, idle) = window_activity4(engine, t, from);
+    shares_of(window_activity4(engine, t, from))
+}
+
+/// Busy, soft, hard and idle micros as shares of their sum.
+fn shares_of((busy, soft, hard, idle): (f64, f64, f64, f64)) -> Shares {
     let total = (busy + soft + hard + idle).max(1.0);
     Shares {
         busy: busy / total,
