@@ -20,11 +20,12 @@
 //! history again, each with one row per subtask (three names and the chain's operator ids
 //! cloned per row), so the playground's report refresh (every 400 ms while playing) grew
 //! with the run: ~10 µs per checkpoint of `large` natively, 33 ms at 3,300 checkpoints,
-//! and the diagnoses as much again (`examples/report_cost.rs`). Flink's history keeps a stats object per checkpoint too
-//! (`CheckpointStatsHistory.replacePendingCheckpointById` swaps the pending entry for its
-//! completed or failed stats; the REST handlers read `createSnapshot()`'s copy, not the
-//! tasks; Flink 2.x, `org.apache.flink.runtime.checkpoint`). What this adds is only the
-//! reuse; every report reads as a fresh build would (a property test holds it to that).
+//! and the diagnoses as much again (`examples/report_cost.rs`). Flink's history keeps a
+//! stats object per checkpoint too (`CheckpointStatsHistory.replacePendingCheckpointById`
+//! swaps the pending entry for its completed or failed stats; the REST handlers read
+//! `createSnapshot()`'s copy, not the tasks; Flink 2.x, `org.apache.flink.runtime.checkpoint`).
+//! What this adds is only the reuse; every report reads as a fresh build would (a property
+//! test holds it to that).
 //!
 //! [`Rows`] is an immutable list behind an `Arc`: clones share it, and equality looks at
 //! identity first, so comparing two reports that share their history costs a pointer
