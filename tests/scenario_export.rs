@@ -360,6 +360,126 @@ fn a_copied_chart_is_standalone_well_formed_svg_with_its_series() {
     assert!(chart_export::chart("nonsense", &data, &report).is_none());
 }
 
+/// A history of `n` checkpoints, one a second, each `10 + id % 7` ms long; the ids in
+/// `failed` failed and the last one is in progress.
+fn history(n: u64, failed: &[u64]) -> checkpoint_playground::engine::report::Report {
+    use checkpoint_playground::engine::report::{CheckpointReport, Report};
+    let checkpoints = (1..=n)
+        .map(|id| {
+            let status = if failed.contains(&id) {
+                "failed"
+            } else if id == n {
+                "in_progress"
+            } else {
+                "completed"
+            };
+            CheckpointReport {
+                id,
+                status: status.into(),
+                unaligned: id % 3 == 0,
+                trigger_ms: id as f64 * 1000.0,
+                latest_ack_ms: Some(id as f64 * 1000.0 + 5.0),
+                end_to_end_ms: (status == "completed").then_some(10.0 + (id % 7) as f64),
+                persisted_inflight_bytes: id * 100,
+                ..Default::default()
+            }
+        })
+        .collect();
+    Report {
+        checkpoints,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn a_long_history_is_drawn_as_a_bar_per_span_of_the_run_and_hides_no_failure() {
+    let data = |seconds: u64| ChartData {
+        duration: seconds * 1_000_000,
+        ..Default::default()
+    };
+    let bars = |chart: &chart_export::Chart| -> Vec<(f64, f64, &'static str, String)> {
+        chart
+            .marks
+            .iter()
+            .map(|m| match m {
+                Mark::Bar {
+                    x,
+                    height,
+                    class,
+                    title,
+                    ..
+                } => (*x, *height, *class, title.clone()),
+                other => panic!("not a bar: {other:?}"),
+            })
+            .collect()
+    };
+    // Up to the limit, a bar per checkpoint, as before.
+    let short = history(chart_export::MAX_BARS as u64, &[7]);
+    let one_each = bars(&chart_export::chart("duration", &data(3_600), &short).unwrap());
+    assert_eq!(one_each.len(), chart_export::MAX_BARS);
+    assert!(one_each[6].3.starts_with("checkpoint 7 (") && one_each[6].2 == "bar-failed");
+
+    // An hour of checkpoints: a bar per span, in time order, none hidden.
+    let failed = [1_000, 2_345];
+    let long = history(3_600, &failed);
+    for name in ["duration", "persisted"] {
+        let chart = chart_export::chart(name, &data(3_600), &long).unwrap();
+        let drawn = bars(&chart);
+        assert_eq!(drawn.len(), chart_export::BINS, "{name}: a bar per span");
+        assert!(
+            drawn.windows(2).all(|w| w[0].0 < w[1].0),
+            "{name}: in time order"
+        );
+        // Every checkpoint is counted once, in the bar of its span.
+        let mut counted = 0;
+        let mut next_first = 1;
+        for (_, _, _, title) in &drawn {
+            let ids = title.strip_prefix("checkpoints ").expect(title);
+            let (first, rest) = ids.split_once('–').expect(title);
+            let last: u64 = rest.split(' ').next().unwrap().parse().unwrap();
+            assert_eq!(first.parse::<u64>().unwrap(), next_first, "{name}: {title}");
+            next_first = last + 1;
+            let counts = &rest[rest.find('(').unwrap() + 1..rest.find(')').unwrap()];
+            let n: u64 = counts
+                .split(", ")
+                .map(|c| c.split(' ').next().unwrap().parse::<u64>().unwrap())
+                .sum();
+            assert_eq!(
+                n,
+                last - first.parse::<u64>().unwrap() + 1,
+                "{name}: {title}"
+            );
+            counted += n;
+        }
+        assert_eq!(counted, 3_600, "{name}");
+        // The spans holding a failure are red, the others are not.
+        for (_, _, class, title) in &drawn {
+            let ids = title.strip_prefix("checkpoints ").unwrap();
+            let (first, rest) = ids.split_once('–').unwrap();
+            let span =
+                first.parse::<u64>().unwrap()..=rest.split(' ').next().unwrap().parse().unwrap();
+            let holds_failure = failed.iter().any(|id| span.contains(id));
+            assert_eq!(*class == "bar-failed", holds_failure, "{name}: {title}");
+            assert_eq!(title.contains(" failed"), holds_failure, "{name}: {title}");
+        }
+    }
+    // A bar is as tall as the longest checkpoint it stands for: the longest here is 16 ms,
+    // in every span of 26 or 27 checkpoints, so every completed span reaches the same height.
+    let drawn = bars(&chart_export::chart("duration", &data(3_600), &long).unwrap());
+    let tallest = drawn.iter().map(|b| b.1).fold(0.0, f64::max);
+    assert!(drawn.iter().all(|b| b.1 == tallest), "{drawn:?}");
+    assert!(drawn[0].3.contains("longest 16ms"), "{}", drawn[0].3);
+
+    // Part-way through the hour, only the spans reached so far have a bar, and the spans
+    // already drawn do not move when more checkpoints come.
+    let early = bars(&chart_export::chart("duration", &data(3_600), &history(600, &[])).unwrap());
+    let later = bars(&chart_export::chart("duration", &data(3_600), &history(1_200, &[])).unwrap());
+    assert!(early.len() < later.len() && later.len() < chart_export::BINS);
+    for (a, b) in early.iter().zip(&later).take(early.len() - 1) {
+        assert_eq!(a, b, "a finished span is drawn the same later");
+    }
+}
+
 #[test]
 fn chart_text_is_escaped() {
     let data = ChartData {

@@ -2,7 +2,10 @@
 //!
 //! Contract: [`chart`] turns the chart snapshots ([`ChartData`] + the report) into a
 //! [`Chart`] — title, axis labels, marks (polylines, an area, bars) and legend — in one
-//! coordinate system ([`W`] × [`H`]). The page's charts panel renders exactly these
+//! coordinate system ([`W`] × [`H`]). The checkpoint history charts draw a bar per
+//! checkpoint up to [`MAX_BARS`] and past that a bar per [`BINS`]th of the run (its
+//! height the largest value, its class the worst status, its title the checkpoints it
+//! spans and how many of each kind). The page's charts panel renders exactly these
 //! marks, and [`standalone_svg`] serializes them into a self-contained SVG file: an
 //! `xmlns`, a white background, the title and legend drawn inside the image, and every
 //! colour, stroke and font as a presentation attribute (the page's CSS does not travel
@@ -212,9 +215,93 @@ fn throughput(data: &ChartData) -> Chart {
     }
 }
 
+/// Up to this many checkpoints the history charts draw a bar per checkpoint; past it, a
+/// bar per [`BINS`]th of the run (issue 19, item 5). A plot 406 units wide has no room
+/// for more: at a checkpoint a second for an hour, 3,600 bars two units wide would be
+/// drawn over each other, three DOM nodes each, and the page's paint would grow with the
+/// run while the chart showed no more than its top edge.
+pub const MAX_BARS: usize = 135;
+/// The number of equal spans of virtual time the run is cut into past [`MAX_BARS`].
+/// Fixed spans of time (not of checkpoints), so a bar already drawn keeps its place and
+/// only the newest one changes as the run goes on.
+pub const BINS: usize = 135;
+
+/// What a bar says about the checkpoints it stands for, worst first: one failure in a
+/// span of an hour's overview is what it must not hide.
+fn rank(class: &str) -> u8 {
+    match class {
+        "bar-failed" => 4,
+        "bar-switched" => 3,
+        "bar-unaligned" => 2,
+        "bar-aligned" => 1,
+        _ => 0,
+    }
+}
+
+/// One checkpoint as the history charts see it.
+struct Point<'a> {
+    t_us: f64,
+    value: f64,
+    class: &'static str,
+    checkpoint: &'a CheckpointReport,
+}
+
+/// The title of a checkpoint's own bar.
+fn checkpoint_title(c: &CheckpointReport, persisted: bool) -> String {
+    format!(
+        "checkpoint {} ({}, {}): {}",
+        c.id,
+        type_label(c),
+        c.status,
+        if persisted {
+            format::bytes(c.persisted_inflight_bytes)
+        } else {
+            format::opt_ms(c.end_to_end_ms)
+        }
+    )
+}
+
+/// The title of a bar standing for `points` (more than one): the checkpoints it spans,
+/// how many of each kind, and the one that sets its height.
+fn bin_title(points: &[Point], persisted: bool) -> String {
+    let (first, last) = (
+        points[0].checkpoint.id,
+        points[points.len() - 1].checkpoint.id,
+    );
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for p in points {
+        let label = match p.class {
+            "bar-failed" => "failed",
+            "bar-pending" => "in progress",
+            _ => type_label(p.checkpoint),
+        };
+        match counts.iter_mut().find(|(l, _)| *l == label) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((label, 1)),
+        }
+    }
+    let counts: Vec<String> = counts.iter().map(|(l, n)| format!("{n} {l}")).collect();
+    let top = points
+        .iter()
+        .fold(&points[0], |a, b| if b.value > a.value { b } else { a });
+    let value = if persisted {
+        format!(
+            "most {}",
+            format::bytes(top.checkpoint.persisted_inflight_bytes)
+        )
+    } else {
+        format!("longest {}", format::ms(top.value))
+    };
+    format!(
+        "checkpoints {first}–{last} ({}): {value} (checkpoint {})",
+        counts.join(", "),
+        top.checkpoint.id
+    )
+}
+
 fn checkpoint_bars(report: &Report, data: &ChartData, persisted: bool) -> Chart {
     let dur = data.duration as f64;
-    let values: Vec<(f64, f64, &'static str, String)> = report
+    let points: Vec<Point> = report
         .checkpoints
         .iter()
         .map(|c| {
@@ -225,30 +312,66 @@ fn checkpoint_bars(report: &Report, data: &ChartData, persisted: bool) -> Chart 
                 ("in_progress", ..) => "bar-pending",
                 _ => "bar-failed",
             };
-            let v = if persisted {
+            let value = if persisted {
                 c.persisted_inflight_bytes as f64
             } else {
                 c.end_to_end_ms
                     .or_else(|| c.latest_ack_ms.map(|a| a - c.trigger_ms))
                     .unwrap_or(0.0)
             };
-            let title = format!(
-                "checkpoint {} ({}, {}): {}",
-                c.id,
-                type_label(c),
-                c.status,
-                if persisted {
-                    format::bytes(c.persisted_inflight_bytes)
-                } else {
-                    format::opt_ms(c.end_to_end_ms)
-                }
-            );
-            (c.trigger_ms * 1e3, v, class, title)
+            Point {
+                t_us: c.trigger_ms * 1e3,
+                value,
+                class,
+                checkpoint: c,
+            }
         })
         .collect();
-    let max = nice(values.iter().map(|v| v.1).fold(0.0, f64::max));
-    let bar_w = ((W - L - R) / (values.len().max(20) as f64) * 0.7).clamp(2.0, 12.0);
-    let marks = values
+    let max = nice(points.iter().map(|p| p.value).fold(0.0, f64::max));
+    // (centre in µs, value, class, title) per bar.
+    let bars: Vec<(f64, f64, &'static str, String)> = if points.len() <= MAX_BARS {
+        points
+            .iter()
+            .map(|p| {
+                (
+                    p.t_us,
+                    p.value,
+                    p.class,
+                    checkpoint_title(p.checkpoint, persisted),
+                )
+            })
+            .collect()
+    } else {
+        let span = dur.max(1.0) / BINS as f64;
+        points
+            .chunk_by(|a, b| {
+                let bin = |p: &Point| ((p.t_us / span) as usize).min(BINS - 1);
+                bin(a) == bin(b)
+            })
+            .map(|bin| {
+                let k = ((bin[0].t_us / span) as usize).min(BINS - 1);
+                let worst = bin.iter().map(|p| p.class).max_by_key(|c| rank(c));
+                let value = bin.iter().map(|p| p.value).fold(0.0, f64::max);
+                let title = match bin {
+                    [one] => checkpoint_title(one.checkpoint, persisted),
+                    _ => bin_title(bin, persisted),
+                };
+                (
+                    (k as f64 + 0.5) * span,
+                    value,
+                    worst.unwrap_or("bar-pending"),
+                    title,
+                )
+            })
+            .collect()
+    };
+    let slots = if points.len() <= MAX_BARS {
+        points.len().max(20)
+    } else {
+        BINS
+    };
+    let bar_w = ((W - L - R) / (slots as f64) * 0.7).clamp(2.0, 12.0);
+    let marks = bars
         .into_iter()
         .map(|(t, v, class, title)| {
             let y = sy(v, max);

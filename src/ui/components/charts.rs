@@ -8,13 +8,15 @@
 //! drawn from the marks of [`crate::ui::chart_export::chart`] (the same marks a copied
 //! chart contains). Each chart has two buttons, `chart-copy-svg-<name>` and
 //! `chart-copy-png-<name>`, that send `Command::CopyChart`; the outcome of the last copy
-//! is shown in `chart-copy-note`. Pure function of the snapshots it is given.
+//! is shown in `chart-copy-note`. Pure function of the snapshots it is given. The history
+//! charts hold at most [`chart_export::BINS`] bars however long the run
+//! ([`chart_export::MAX_BARS`]), so their DOM does not grow with it.
 
 use crate::ui::shared::Shared;
 
 use yew::prelude::*;
 
-use crate::ui::i18n::{t, t_dyn, use_lang};
+use crate::ui::i18n::{t, t_dyn, tf, use_lang};
 
 use crate::engine::report::Report;
 use crate::ui::chart_export::{self, Chart, ChartData, Mark, B, H, L, NAMES, R, T, W};
@@ -106,7 +108,7 @@ pub fn charts_panel(props: &ChartsProps) -> Html {
         .filter_map(|name| chart_export::chart(name, &props.charts, &props.report));
     html! {
         <Panel id="charts" title={t("Charts")} testid="charts" class="area-charts"
-            description={t("Over virtual time. Bars sit at each checkpoint's trigger time.")}>
+            description={tf("Over virtual time. Bars sit at each checkpoint's trigger time; past {0} checkpoints a bar stands for 1/{1} of the run, as tall as its longest checkpoint and coloured by its worst.", &[&chart_export::MAX_BARS, &chart_export::BINS])}>
             if let Some(note) = &props.copy_note {
                 <p class="chart-copy-note" data-testid="chart-copy-note" role="status">{ note.clone() }</p>
             }

@@ -728,7 +728,7 @@ pub const ZH: &[(&str, &str)] = &[
     ("Copy this chart as a standalone SVG image", "把这张图复制为独立的 SVG 图片"),
     ("Copy this chart as a PNG image (2×)", "把这张图复制为 PNG 图片（2×）"),
     ("Charts", "图表"),
-    ("Over virtual time. Bars sit at each checkpoint's trigger time.", "横轴为虚拟时间。柱子位于每个检查点的触发时间。"),
+    ("Over virtual time. Bars sit at each checkpoint's trigger time; past {0} checkpoints a bar stands for 1/{1} of the run, as tall as its longest checkpoint and coloured by its worst.", "横轴为虚拟时间。柱子位于每个检查点的触发时间；超过 {0} 个检查点后，每根柱子代表运行时长的 1/{1}，高度取其中最长的检查点，颜色取其中最差的状态。"),
     ("Throughput per operator (records/s, out; sinks: in)", "各算子吞吐量（记录/秒，输出；Sink 为输入）"),
     ("Data buffered in the network (bytes queued or on the wire)", "网络中缓冲的数据（排队或传输中的字节）"),
     ("Persisted in-flight data per checkpoint", "每个检查点持久化的在途数据"),
