@@ -24,6 +24,7 @@ pub mod ui {
     pub mod format;
     pub mod frame_budget;
     pub mod i18n;
+    pub mod markers;
     pub mod offscreen;
     pub mod pacer;
     pub mod play_clock;

@@ -1096,3 +1096,80 @@ async fn a_long_history_draws_the_newest_fifty_checkpoints_and_keeps_the_selecte
     );
     handle.destroy();
 }
+
+#[wasm_bindgen_test]
+async fn a_long_run_s_timeline_and_history_charts_draw_a_bounded_number_of_marks() {
+    use checkpoint_playground::ui::chart_export::BINS;
+    use checkpoint_playground::ui::markers::{MAX_TICKS, TICK_BINS};
+    // `healthy` with an unbounded source, checkpointing every 100 ms, played for 40 s of
+    // its 120: ~400 checkpoints, well over MAX_TICKS.
+    let mut doc = scenario::preset("healthy").unwrap();
+    doc.duration = "120s".into();
+    doc.operators[0].records = None;
+    doc.config.insert(
+        "execution.checkpointing.interval".into(),
+        scenario::document::ConfigValue::Text("100ms".into()),
+    );
+    let to = 40_000_000;
+    let link = scenario::encode_link(&doc);
+    let mut e =
+        checkpoint_playground::engine::Engine::new(scenario::to_spec(&doc).unwrap()).unwrap();
+    e.run_until(to);
+    let report = e.report();
+    let ended = report
+        .checkpoints
+        .iter()
+        .filter(|c| c.status != "in_progress")
+        .count();
+    let failed = report
+        .checkpoints
+        .iter()
+        .filter(|c| !matches!(&*c.status, "in_progress" | "completed"))
+        .count();
+    assert!(ended > MAX_TICKS, "{ended} checkpoints ended by 40 s");
+    let root = fresh_root();
+    let handle = ui::mount_with(root.clone(), props(&link, Some(to)));
+    yew::scheduler::flush().await;
+
+    let marks = all(&root, ".tl-mark.tl-span");
+    assert!(
+        !marks.is_empty() && marks.len() <= TICK_BINS,
+        "{} span marks",
+        marks.len()
+    );
+    let count = |kind: Option<&str>| -> usize {
+        marks
+            .iter()
+            .filter(|m| kind.is_none_or(|k| m.get_attribute("data-kind").as_deref() == Some(k)))
+            .map(|m| {
+                m.get_attribute("data-count")
+                    .unwrap()
+                    .parse::<usize>()
+                    .unwrap()
+            })
+            .sum()
+    };
+    assert_eq!(count(None), ended, "every ended checkpoint is in one span");
+    assert_eq!(
+        all(
+            &root,
+            ".tl-mark.tl-checkpoint:not(.tl-span), .tl-mark.tl-checkpoint-failed:not(.tl-span)"
+        )
+        .len(),
+        0,
+        "no mark of its own"
+    );
+    if failed > 0 {
+        assert!(count(Some("checkpoint-failed")) >= failed);
+    }
+    for chart in ["chart-duration", "chart-persisted"] {
+        let bars = all(&root, &format!("[data-testid=\"{chart}\"] rect"));
+        assert!(
+            !bars.is_empty() && bars.len() <= BINS,
+            "{chart}: {} bars for {} checkpoints",
+            bars.len(),
+            report.checkpoints.len()
+        );
+    }
+    handle.destroy();
+}

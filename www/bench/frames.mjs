@@ -24,6 +24,7 @@
 // the played frames (CDP `Tracing`, category devtools.timeline), the renderer main
 // thread's time per phase: script (the frame callback: engine, snapshots, Yew diff and
 // the canvas paint), style, layout, paint / composite, per frame. TRACE=0 skips the trace.
+// CSS="selector { … }" adds a style sheet to the page before it plays.
 import { execSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { encodeLink, launch } from '../e2e/browser.mjs';
@@ -116,6 +117,9 @@ try {
     await page.waitForFunction(() => location.hash.startsWith('#z2:'));
   }
   await page.waitForFunction(() => document.querySelector('[data-testid="job-lanes"]')?.dataset.zoom, null, { timeout: 120_000 });
+  // CSS="…" adds a style sheet before playing: hiding a panel (`.tl-mark { display: none }`)
+  // shows what its style, layout and paint cost per frame.
+  if (process.env.CSS) await page.addStyleTag({ content: process.env.CSS });
   const openMs = Date.now() - opened;
   const openNodes = await page.evaluate(() => [
     document.querySelectorAll('*').length,

@@ -8,7 +8,9 @@
 //! `timeline-handle` (a focusable slider: ←/→ seek ∓/±1 s, Home to 0, End to the furthest
 //! time reached), the time under the cursor `timeline-hover`, the fork mark
 //! `timeline-fork`, marks `timeline-mark` with `data-kind` (`checkpoint`,
-//! `checkpoint-failed`, `failure`, `recovery`, `action`). Pressing on the track captures
+//! `checkpoint-failed`, `failure`, `recovery`, `action`; past
+//! [`crate::ui::markers::MAX_TICKS`] ended checkpoints a checkpoint mark stands for a span
+//! of the run, class `tl-span`, `data-count` checkpoints). Pressing on the track captures
 //! the pointer and every move emits [`Command::Seek`] (the app seeks at most once per
 //! animation frame, to the latest target). Emits commands only.
 
@@ -22,7 +24,7 @@ use crate::ui::i18n::{t, t_dyn, tf, use_lang};
 use crate::engine::time::Micros;
 use crate::ui::command::Command;
 use crate::ui::format;
-use crate::ui::markers::{CheckpointMark, TimelineMarks};
+use crate::ui::markers::{CheckpointMark, CheckpointSpan, CheckpointTicks, TimelineMarks};
 
 use super::panel::Panel;
 
@@ -66,7 +68,8 @@ fn tick_step(duration: Micros) -> Micros {
 
 /// One mark on the track. `key` identifies it among its list's marks: Yew matches the
 /// children of an unkeyed list from the end, so a mark appended to one (a checkpoint that
-/// just ended) would re-write every mark before it, each frame while a run plays.
+/// just ended) would re-write every mark before it, each frame while a run plays. `span`:
+/// the number of checkpoints a span mark stands for.
 fn mark(
     key: Key,
     kind: &'static str,
@@ -74,10 +77,12 @@ fn mark(
     duration: Micros,
     title: String,
     glyph: &str,
+    span: Option<usize>,
 ) -> Html {
     html! {
-        <span {key} class={classes!("tl-mark", format!("tl-{kind}"))} data-testid="timeline-mark"
-            data-kind={kind} style={format!("left: {}", pct(at, duration))} title={title}>
+        <span {key} class={classes!("tl-mark", format!("tl-{kind}"), span.map(|_| "tl-span"))}
+            data-testid="timeline-mark" data-kind={kind} data-count={span.map(|n| n.to_string())}
+            style={format!("left: {}", pct(at, duration))} title={title}>
             { glyph.to_string() }
         </span>
     }
@@ -96,9 +101,21 @@ fn marks(props: &MarksProps) -> Html {
     use_lang();
     let m = &props.marks;
     let duration = m.duration.max(1);
-    let checkpoints = m.checkpoints.iter().map(|c| {
-        html! { <CheckpointTick key={c.id} mark={c.clone()} {duration} /> }
-    });
+    let checkpoints = match m.checkpoint_ticks() {
+        CheckpointTicks::Each(each) => {
+            let ticks = each.into_iter().map(|c| {
+                html! { <CheckpointTick key={c.id} mark={c.clone()} {duration} /> }
+            });
+            html! { <>{ for ticks }</> }
+        }
+        CheckpointTicks::Spans(spans) => {
+            let ticks = spans.into_iter().map(|s| {
+                let key = s.bin;
+                html! { <SpanTick {key} span={s} {duration} /> }
+            });
+            html! { <>{ for ticks }</> }
+        }
+    };
     let failures = m.failures.iter().enumerate().map(|(i, f)| {
         let title = tf("failure at {0}: {1}", &[&format::clock(f.at), &f.what]);
         let band = f.recovered.map(|r| {
@@ -111,9 +128,9 @@ fn marks(props: &MarksProps) -> Html {
                 "recovered at {0} (failure at {1}, {2} to recover)",
                 &[&format::clock(r), &format::clock(f.at), &format::dur(r - f.at)],
             );
-            mark("recovery".into(), "recovery", r, duration, title, "↺")
+            mark("recovery".into(), "recovery", r, duration, title, "↺", None)
         });
-        let failure = mark("failure".into(), "failure", f.at, duration, title, "✕");
+        let failure = mark("failure".into(), "failure", f.at, duration, title, "✕", None);
         html! { <key={i}>{ for band }{ failure }{ for recovery }</> }
     });
     let actions = m.actions.iter().enumerate().map(|(i, a)| {
@@ -147,7 +164,7 @@ fn marks(props: &MarksProps) -> Html {
             // items into the enclosing list, and one unkeyed sibling (the rail)
             // would make Yew reconcile them all unkeyed, from the end.
             <>{ for failures }</>
-            <>{ for checkpoints }</>
+            { checkpoints }
             <>{ for actions }</>
             { for fork }
         </>
@@ -185,7 +202,40 @@ fn checkpoint_tick(props: &CheckpointTickProps) -> Html {
             &format::clock(end),
         ],
     );
-    mark(c.id.into(), kind, end, props.duration, title, "|")
+    mark(c.id.into(), kind, end, props.duration, title, "|", None)
+}
+
+#[derive(Properties, PartialEq)]
+struct SpanTickProps {
+    span: CheckpointSpan,
+    duration: Micros,
+}
+
+/// The checkpoints that ended in one span of a long run, marked as one
+/// ([`crate::ui::markers::MAX_TICKS`]): red if any failed. Its element re-renders only
+/// while checkpoints still end in its span.
+#[function_component(SpanTick)]
+fn span_tick(props: &SpanTickProps) -> Html {
+    use_lang();
+    let s = &props.span;
+    let kind = if s.failed > 0 {
+        "checkpoint-failed"
+    } else {
+        "checkpoint"
+    };
+    let title = tf(
+        "checkpoints {0}–{1}, ended {2}–{3}: {4} completed, {5} failed, expired or aborted",
+        &[
+            &s.first,
+            &s.last,
+            &format::clock(s.from),
+            &format::clock(s.to),
+            &s.completed,
+            &s.failed,
+        ],
+    );
+    let count = Some(s.completed + s.failed);
+    mark(s.bin.into(), kind, s.at, props.duration, title, "|", count)
 }
 
 #[derive(Properties, PartialEq)]

@@ -575,6 +575,7 @@ pub const ZH: &[(&str, &str)] = &[
     ("avg", "平均"),
     ("blocked (aligning)", "阻塞（对齐中）"),
     ("checkpoint {0} {1} — triggered {2}, ended {3}", "检查点 {0} {1} — 触发于 {2}，结束于 {3}"),
+    ("checkpoints {0}–{1}, ended {2}–{3}: {4} completed, {5} failed, expired or aborted", "检查点 {0}–{1}，结束于 {2}–{3}：{4} 个完成，{5} 个失败、过期或中止"),
     ("closed", "已关闭"),
     ("computing…", "计算中…"),
     ("cost", "开销"),
