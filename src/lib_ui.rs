@@ -29,6 +29,7 @@ pub mod ui {
     pub mod pacer;
     pub mod play_clock;
     pub mod resubmit_form;
+    pub mod run_spans;
     pub mod shared;
     pub mod components {
         pub mod job_view;

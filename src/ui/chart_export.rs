@@ -19,6 +19,7 @@ use crate::engine::runtime::Sample;
 use crate::engine::time::Micros;
 use crate::engine::Engine;
 use crate::ui::format;
+use crate::ui::run_spans::RunSpans;
 
 /// What the charts draw (cut by the UI's `Sim` from the engine's samples).
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -221,9 +222,8 @@ fn throughput(data: &ChartData) -> Chart {
 /// drawn over each other, three DOM nodes each, and the page's paint would grow with the
 /// run while the chart showed no more than its top edge.
 pub const MAX_BARS: usize = 135;
-/// The number of equal spans of virtual time the run is cut into past [`MAX_BARS`].
-/// Fixed spans of time (not of checkpoints), so a bar already drawn keeps its place and
-/// only the newest one changes as the run goes on.
+/// The number of equal spans of virtual time the run is cut into past [`MAX_BARS`]
+/// ([`RunSpans`]).
 pub const BINS: usize = 135;
 
 /// What a bar says about the checkpoints it stands for, worst first: one failure in a
@@ -328,47 +328,28 @@ fn checkpoint_bars(report: &Report, data: &ChartData, persisted: bool) -> Chart 
         })
         .collect();
     let max = nice(points.iter().map(|p| p.value).fold(0.0, f64::max));
-    // (centre in µs, value, class, title) per bar.
-    let bars: Vec<(f64, f64, &'static str, String)> = if points.len() <= MAX_BARS {
-        points
-            .iter()
-            .map(|p| {
-                (
-                    p.t_us,
-                    p.value,
-                    p.class,
-                    checkpoint_title(p.checkpoint, persisted),
-                )
-            })
-            .collect()
+    // (centre in µs, value, class, title) per bar, and the bars the plot has room for.
+    let (bars, slots): (Vec<(f64, f64, &'static str, String)>, usize) = if points.len() <= MAX_BARS
+    {
+        let bars = points.iter().map(|p| {
+            let title = checkpoint_title(p.checkpoint, persisted);
+            (p.t_us, p.value, p.class, title)
+        });
+        (bars.collect(), points.len().max(20))
     } else {
-        let span = dur.max(1.0) / BINS as f64;
-        points
-            .chunk_by(|a, b| {
-                let bin = |p: &Point| ((p.t_us / span) as usize).min(BINS - 1);
-                bin(a) == bin(b)
-            })
-            .map(|bin| {
-                let k = ((bin[0].t_us / span) as usize).min(BINS - 1);
-                let worst = bin.iter().map(|p| p.class).max_by_key(|c| rank(c));
-                let value = bin.iter().map(|p| p.value).fold(0.0, f64::max);
-                let title = match bin {
-                    [one] => checkpoint_title(one.checkpoint, persisted),
-                    _ => bin_title(bin, persisted),
-                };
-                (
-                    (k as f64 + 0.5) * span,
-                    value,
-                    worst.unwrap_or("bar-pending"),
-                    title,
-                )
-            })
-            .collect()
-    };
-    let slots = if points.len() <= MAX_BARS {
-        points.len().max(20)
-    } else {
-        BINS
+        let run = RunSpans::new(data.duration, BINS);
+        let span_of = |p: &Point| run.of(p.t_us.round() as Micros);
+        let bars = points.chunk_by(|a, b| span_of(a) == span_of(b)).map(|bin| {
+            let worst = bin.iter().map(|p| p.class).max_by_key(|c| rank(c));
+            let value = bin.iter().map(|p| p.value).fold(0.0, f64::max);
+            let title = match bin {
+                [one] => checkpoint_title(one.checkpoint, persisted),
+                _ => bin_title(bin, persisted),
+            };
+            let middle = run.middle(span_of(&bin[0])) as f64;
+            (middle, value, worst.unwrap_or("bar-pending"), title)
+        });
+        (bars.collect(), BINS)
     };
     let bar_w = ((W - L - R) / (slots as f64) * 0.7).clamp(2.0, 12.0);
     let marks = bars

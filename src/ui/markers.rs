@@ -9,6 +9,7 @@ use crate::engine::spec::Action;
 use crate::engine::time::Micros;
 use crate::engine::Engine;
 use crate::ui::format;
+use crate::ui::run_spans::RunSpans;
 
 /// A checkpoint on the timeline.
 #[derive(Clone, Debug, PartialEq)]
@@ -136,8 +137,8 @@ pub fn action_label(a: &Action) -> String {
 /// took 3.7 ms of paint and 1.2 ms of layout per frame, and the page played at 77× instead
 /// of 98× (measured with the marks hidden).
 pub const MAX_TICKS: usize = 300;
-/// The number of equal spans of the run past [`MAX_TICKS`]: ~4 px each on a 1,200-px
-/// track, about a mark's width. Fixed spans of time, so a mark drawn keeps its place.
+/// The number of equal spans of the run past [`MAX_TICKS`] ([`RunSpans`]): ~4 px each on a
+/// 1,200-px track, about a mark's width.
 pub const TICK_BINS: usize = 300;
 
 /// The ended checkpoints of one span of the run, marked as one.
@@ -177,16 +178,13 @@ impl TimelineMarks {
         if ended.len() <= MAX_TICKS {
             return CheckpointTicks::Each(ended.into_iter().map(|(c, _)| c).collect());
         }
-        let duration = self.duration.max(1);
-        let bin_of = |t: Micros| {
-            ((t as u128 * TICK_BINS as u128 / duration as u128) as usize).min(TICK_BINS - 1)
-        };
+        let run = RunSpans::new(self.duration, TICK_BINS);
         let mut spans: std::collections::BTreeMap<usize, CheckpointSpan> = Default::default();
         for (c, end) in ended {
-            let bin = bin_of(end);
+            let bin = run.of(end);
             let span = spans.entry(bin).or_insert_with(|| CheckpointSpan {
                 bin,
-                at: ((2 * bin as u128 + 1) * duration as u128 / (2 * TICK_BINS as u128)) as Micros,
+                at: run.middle(bin),
                 first: c.id,
                 last: c.id,
                 from: end,

@@ -38,6 +38,7 @@ pub mod panel_watch;
 pub mod panic;
 pub mod play_clock;
 pub mod resubmit_form;
+pub mod run_spans;
 pub mod shared;
 pub mod sim;
 pub mod theme;
