@@ -93,4 +93,12 @@ for p in problems:
     print("  FAILED: " + p)
 sys.exit(1 if problems else 0)
 PY
+# Each JVM's temporary files (Flink's extracted RPC jar, the MiniCluster's working folder)
+# went to its mode's work folder, which the next run removes, and not to the system's /tmp.
+for d in "$WORK"/short/*/; do
+    compgen -G "$d/tmp/minicluster_*" >/dev/null || {
+        say "FAILED: no MiniCluster working folder in ${d}tmp (java.io.tmpdir not honoured)"
+        exit 1
+    }
+done
 say "passed"

@@ -25,6 +25,20 @@ if [[ "${SKIP_SETUP:-0}" != 1 ]]; then
     bash "$ROOT/scripts/setup.sh"
 fi
 mkdir -p "$LOGS"
+# A CI clone builds each profile once: incremental caches (~1.7 GB of target/ with them)
+# would only cost disk and time.
+if [[ "${CI:-}" == true ]]; then
+    export CARGO_INCREMENTAL=0
+fi
+# `disk`: the free space where target/ lives, and target/'s size (a layer that runs out of
+# disk fails with rustc's or the JVM's "No space left on device" in its log).
+disk() {
+    local free size
+    free=$(df -h --output=avail "$ROOT" 2>/dev/null | tail -n 1 | tr -d ' ')
+    size=$(du -sh "$ROOT/target" 2>/dev/null | cut -f1)
+    echo "target/ ${size:-0}, ${free:-?} free"
+}
+say "disk: $(disk)"
 
 # `step LAYER CMD...`: runs CMD with its output appended to LAYER's log (and shown
 # when VERBOSE=1); returns CMD's status.
@@ -149,11 +163,15 @@ for layer in "${LAYERS[@]}"; do
     else
         say "[$layer] FAILED in $(elapsed "$layer_start") s; its log:"
         [[ "${VERBOSE:-0}" == 1 ]] || tail -n 150 "$LOGS/$layer.log" | sed 's/^/  | /'
+        if grep -q 'No space left on device' "$LOGS/$layer.log"; then
+            say "[$layer] the disk ran out of space (disk: $(disk)); not a test failure of its own"
+        fi
         summary "$layer" || true
         FAILED+=("$layer")
     fi
 done
 
+say "disk: $(disk)"
 if ((${#FAILED[@]} == 0)); then
     say "finished in $(elapsed "$START") s"
     echo "test.sh: all ${#LAYERS[@]} layers passed"

@@ -181,6 +181,23 @@ struct Flink {
     log: PathBuf,
 }
 
+/// The JVM's options for a calibration run: the user's `JAVA_OPTS` (run-local.sh's default
+/// `-Xmx1g` if unset) and `java.io.tmpdir` in the mode's work folder. Flink 2.3 takes its
+/// `io.tmp.dirs` default from `java.io.tmpdir` (`CoreOptions.TMP_DIRS`); there the RPC system
+/// loader extracts its 24-MB `flink-rpc-*.jar` (removed only by `deleteOnExit`, which a
+/// killed JVM never runs) and the MiniCluster keeps its `minicluster_*` working folder. In
+/// the system's `/tmp` every calibration left both behind; in the work folder they go with it.
+fn java_opts(tmp: &Path) -> String {
+    let user = std::env::var("JAVA_OPTS").unwrap_or_else(|_| "-Xmx1g".into());
+    let tmp = std::path::absolute(tmp).unwrap_or_else(|_| tmp.to_path_buf());
+    let tmp = tmp.display().to_string();
+    // run-local.sh splits JAVA_OPTS at spaces: a folder with one stays with the system's.
+    if tmp.contains(char::is_whitespace) {
+        return user;
+    }
+    format!("{user} -Djava.io.tmpdir={tmp}")
+}
+
 impl Flink {
     fn log_text(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
@@ -466,8 +483,11 @@ pub fn calibrate(doc: &Document, opts: &Options) -> Result<Calibration, Scenario
         let log_file =
             std::fs::File::create(&log).map_err(|e| err(format!("{}: {e}", log.display())))?;
         let started = Instant::now();
+        let tmp = dir.join("tmp");
+        std::fs::create_dir_all(&tmp).map_err(|e| err(format!("{}: {e}", tmp.display())))?;
         let child = Command::new(dir.join("run-local.sh"))
             .env("PYFLINK_LIB", &opts.pyflink_lib)
+            .env("JAVA_OPTS", java_opts(&tmp))
             .env("REST_PORT", port.to_string())
             .env("OUT", dir.join("output"))
             .env("CLASSES", &cls)
