@@ -30,6 +30,7 @@ pub mod ui {
     pub mod play_clock;
     pub mod resubmit_form;
     pub mod run_spans;
+    pub mod series;
     pub mod shared;
     pub mod components {
         pub mod job_view;

@@ -484,7 +484,10 @@ fn a_long_history_is_drawn_as_a_bar_per_span_of_the_run_and_hides_no_failure() {
 fn chart_text_is_escaped() {
     let data = ChartData {
         operators: vec!["a<b".into(), "x&y \"q\"".into()],
-        throughput: vec![(1_000_000, vec![10.0, 20.0]), (2_000_000, vec![30.0, 5.0])],
+        throughput: vec![
+            vec![(1_000_000, 10.0), (2_000_000, 30.0)],
+            vec![(1_000_000, 20.0), (2_000_000, 5.0)],
+        ],
         inflight: vec![(1_000_000, 100)],
         duration: 4_000_000,
     };
@@ -499,7 +502,7 @@ fn chart_text_is_escaped() {
 fn a_long_legend_wraps_inside_the_image() {
     let data = ChartData {
         operators: (0..12).map(|i| format!("operator-number-{i}")).collect(),
-        throughput: vec![(1_000_000, vec![1.0; 12])],
+        throughput: vec![vec![(1_000_000, 1.0)]; 12],
         inflight: vec![],
         duration: 2_000_000,
     };
@@ -526,4 +529,85 @@ fn a_long_legend_wraps_inside_the_image() {
             "legend swatch at {x} is inside the {width} wide image"
         );
     }
+}
+
+/// Issue 19, item 5: an hour of 250-ms samples is drawn with a bounded number of points
+/// per line, and a one-sample dip, a spike and the in-flight peak are still drawn.
+#[test]
+fn an_hour_of_samples_draws_bounded_lines_that_keep_every_spike() {
+    use checkpoint_playground::engine::runtime::Sample;
+    use checkpoint_playground::ui::series;
+    let duration = 3_600_000_000;
+    let (dip, spike, peak) = (7_777, 9_001, 12_345);
+    let mut records = [0u64; 3];
+    let samples: Vec<Sample> = (0..=14_400u64)
+        .map(|i| {
+            // Operator 0 steady at 1,000/s; 1 at 400/s but idle for one sample; 2 bursts.
+            records[0] += 250;
+            records[1] += if i == dip { 0 } else { 100 };
+            records[2] += if i == spike { 5_000 } else { 50 };
+            Sample {
+                at: i * 250_000,
+                records: records.to_vec(),
+                activity: Vec::new(),
+                hard: Vec::new(),
+                inflight_bytes: if i == peak { 1 << 20 } else { 4096 + i % 7 },
+            }
+        })
+        .collect();
+    let ops = vec!["src".into(), "map".into(), "sink".into()];
+    let data = ChartData::from_samples(ops, &samples, duration);
+    let report = Default::default();
+    let chart = chart_export::chart("throughput", &data, &report).unwrap();
+    let lines: Vec<Vec<(f64, f64)>> = chart
+        .marks
+        .iter()
+        .map(|m| match m {
+            Mark::Line { points, .. } => points
+                .split_whitespace()
+                .map(|p| {
+                    let (x, y) = p.split_once(',').unwrap();
+                    (x.parse().unwrap(), y.parse().unwrap())
+                })
+                .collect(),
+            other => panic!("not a line: {other:?}"),
+        })
+        .collect();
+    assert_eq!(lines.len(), 3);
+    for (o, line) in lines.iter().enumerate() {
+        assert!(
+            line.len() <= series::LIMIT,
+            "operator {o}: {} points",
+            line.len()
+        );
+        assert!(
+            line.windows(2).all(|w| w[0].0 <= w[1].0),
+            "operator {o}: x in order"
+        );
+    }
+    let y = |v: f64| chart_export::sy(v, 20_000.0);
+    assert_eq!(
+        chart.y_max_label, "20000",
+        "the axis is the full series' (20,000/s spike)"
+    );
+    assert!(
+        lines[1]
+            .iter()
+            .any(|p| p.1 == (y(0.0) * 10.0).round() / 10.0),
+        "the dip"
+    );
+    assert!(
+        lines[2]
+            .iter()
+            .any(|p| p.1 == (y(20_000.0) * 10.0).round() / 10.0),
+        "the spike"
+    );
+    let inflight = chart_export::chart("inflight", &data, &report).unwrap();
+    assert_eq!(inflight.y_max_label, "1.9 MB", "nice(1 MiB) = 2,000,000 B");
+    let Mark::Area { points } = &inflight.marks[0] else {
+        panic!("an area")
+    };
+    assert!(points.split_whitespace().count() <= series::LIMIT + 2);
+    let top = format!(",{:.1} ", chart_export::sy((1u64 << 20) as f64, 2e6));
+    assert!(points.contains(&top), "the in-flight peak is drawn");
 }

@@ -5,7 +5,9 @@
 //! coordinate system ([`W`] × [`H`]). The checkpoint history charts draw a bar per
 //! checkpoint up to [`MAX_BARS`] and past that a bar per [`BINS`]th of the run (its
 //! height the largest value, its class the worst status, its title the checkpoints it
-//! spans and how many of each kind). The page's charts panel renders exactly these
+//! spans and how many of each kind); the throughput lines and the in-flight area keep at
+//! most [`series::LIMIT`] points each ([`series::decimate`]: each column's first, lowest,
+//! highest and last). The page's charts panel renders exactly these
 //! marks, and [`standalone_svg`] serializes them into a self-contained SVG file: an
 //! `xmlns`, a white background, the title and legend drawn inside the image, and every
 //! colour, stroke and font as a presentation attribute (the page's CSS does not travel
@@ -20,13 +22,15 @@ use crate::engine::time::Micros;
 use crate::engine::Engine;
 use crate::ui::format;
 use crate::ui::run_spans::RunSpans;
+use crate::ui::series;
 
-/// What the charts draw (cut by the UI's `Sim` from the engine's samples).
+/// What the charts draw (cut by the UI's `Sim` from the engine's samples): each series
+/// as [`series::decimate`] keeps it, at most [`series::LIMIT`] points however long the run.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct ChartData {
     pub operators: Vec<String>,
-    /// (virtual time, records/s per operator) between consecutive samples.
-    pub throughput: Vec<(Micros, Vec<f64>)>,
+    /// Per operator: (virtual time, records/s out) between consecutive samples.
+    pub throughput: Vec<Vec<(Micros, f64)>>,
     /// (virtual time, bytes of data buffers queued or in flight).
     pub inflight: Vec<(Micros, u64)>,
     pub duration: Micros,
@@ -36,29 +40,35 @@ impl ChartData {
     /// The chart data of a run so far: per-operator throughput between samples, the
     /// buffered bytes at each sample.
     pub fn from_engine(e: &Engine) -> ChartData {
-        let throughput = e
-            .samples
-            .windows(2)
-            .map(|w| {
-                let dt = (w[1].at.saturating_sub(w[0].at)).max(1) as f64 / 1e6;
-                let rates = w[1]
-                    .records
-                    .iter()
-                    .zip(&w[0].records)
-                    .map(|(b, a)| b.saturating_sub(*a) as f64 / dt)
+        let operators = e.operators.iter().map(|o| o.id.clone()).collect();
+        ChartData::from_samples(operators, &e.samples, e.spec.duration)
+    }
+
+    /// The chart data of `samples` (the engine's, in time order) of a run of `duration`.
+    pub fn from_samples(operators: Vec<String>, samples: &[Sample], duration: Micros) -> ChartData {
+        let throughput = (0..operators.len())
+            .map(|o| {
+                let rates: Vec<(Micros, f64)> = samples
+                    .windows(2)
+                    .map(|w| {
+                        let dt = (w[1].at.saturating_sub(w[0].at)).max(1) as f64 / 1e6;
+                        let rate = match (w[1].records.get(o), w[0].records.get(o)) {
+                            (Some(b), Some(a)) => b.saturating_sub(*a) as f64 / dt,
+                            _ => 0.0,
+                        };
+                        (w[1].at, rate)
+                    })
                     .collect();
-                (w[1].at, rates)
+                series::decimate(&rates, duration)
             })
             .collect();
+        let inflight: Vec<(Micros, u64)> =
+            samples.iter().map(|s| (s.at, s.inflight_bytes)).collect();
         ChartData {
-            operators: e.operators.iter().map(|o| o.id.clone()).collect(),
+            operators,
             throughput,
-            inflight: e
-                .samples
-                .iter()
-                .map(|s: &Sample| (s.at, s.inflight_bytes))
-                .collect(),
-            duration: e.spec.duration,
+            inflight: series::decimate(&inflight, duration),
+            duration,
         }
     }
 }
@@ -184,24 +194,21 @@ fn throughput(data: &ChartData) -> Chart {
     let max = nice(
         data.throughput
             .iter()
-            .flat_map(|(_, v)| v.iter().copied())
+            .flatten()
+            .map(|(_, v)| *v)
             .fold(0.0, f64::max),
     );
     let color = |o: usize| PALETTE[o % PALETTE.len()];
     let marks = (0..data.operators.len())
-        .map(|o| Mark::Line {
-            points: data
-                .throughput
-                .iter()
-                .map(|(t, v)| {
-                    format!(
-                        "{:.1},{:.1} ",
-                        sx(*t as f64, dur),
-                        sy(v.get(o).copied().unwrap_or(0.0), max)
-                    )
-                })
-                .collect(),
-            color: color(o),
+        .map(|o| {
+            let mut points = String::new();
+            for (t, v) in data.throughput.get(o).into_iter().flatten() {
+                let _ = write!(points, "{:.1},{:.1} ", sx(*t as f64, dur), sy(*v, max));
+            }
+            Mark::Line {
+                points,
+                color: color(o),
+            }
         })
         .collect();
     Chart {

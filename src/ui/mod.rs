@@ -39,6 +39,7 @@ pub mod panic;
 pub mod play_clock;
 pub mod resubmit_form;
 pub mod run_spans;
+pub mod series;
 pub mod shared;
 pub mod sim;
 pub mod theme;
