@@ -20,7 +20,8 @@ LEVELS=${LEVELS:-3 s z}
 PRESET=${PRESET:-unaligned}
 BUDGET=${BUNDLE_BUDGET_GZIP:-350000}
 OUT="$ROOT/target/bundle-floor"
-CRATE=checkpoint_playground_engine_wasm
+PACKAGE=checkpoint-playground-engine-wasm
+CRATE=${PACKAGE//-/_}
 say() { log bundle-floor "$@"; }
 
 say "the native CLI's run of preset $PRESET"
@@ -39,9 +40,9 @@ for level in $LEVELS; do
     *) say "LEVELS: '$level' is not 3, s or z"; exit 2 ;;
     esac
     dir="$OUT/$level"
-    say "opt-level $level: cargo build --release --target wasm32-unknown-unknown -p ${CRATE//_/-}"
+    say "opt-level $level: cargo build --release --target wasm32-unknown-unknown -p $PACKAGE"
     CARGO_TARGET_DIR="$dir/target" CARGO_PROFILE_RELEASE_OPT_LEVEL="$level" \
-        cargo build --quiet --release --target wasm32-unknown-unknown -p "${CRATE//_/-}" --lib
+        cargo build --quiet --release --target wasm32-unknown-unknown -p "$PACKAGE" --lib
     wasm="$dir/target/wasm32-unknown-unknown/release/$CRATE.wasm"
     rm -rf "$dir/web" "$dir/node"
     wasm-bindgen --target web --no-typescript --out-dir "$dir/web" "$wasm"
@@ -58,24 +59,20 @@ for level in $LEVELS; do
 
     wasm_hash=$(node -e '
         const m = require(process.argv[1]);
-        process.stdout.write(JSON.stringify(JSON.parse(m.run_link(process.argv[2])), null, 1));
-    ' "$dir/node/$CRATE.js" "$LINK" | hash_of)
+        process.stdout.write(JSON.parse(m.run_link(process.argv[2])).event_hash);
+    ' "$dir/node/$CRATE.js" "$LINK")
     if [[ "$wasm_hash" != "$NATIVE_HASH" ]]; then
         say "opt-level $level: event hash $wasm_hash in wasm, $NATIVE_HASH natively"
         exit 1
     fi
+    if ((gz <= BUDGET)); then
+        verdict="within the $BUDGET B gzip budget by $((BUDGET - gz)) B"
+    else
+        verdict="OVER the $BUDGET B gzip budget by $((gz - BUDGET)) B, before any UI"
+    fi
     rows+=("$(printf '  opt-level %-2s wasm-opt %-4s %9d B raw %9d B gzip %9d B brotli  %s' \
-        "$level" "$opt" "$raw" "$gz" "$br" \
-        "$((gz <= BUDGET)) $((gz - BUDGET))")")
+        "$level" "$opt" "$raw" "$gz" "$br" "$verdict")")
 done
 
 say "the engine alone (module + JS glue), preset $PRESET's event hash $NATIVE_HASH on every side:"
-for row in "${rows[@]}"; do
-    read -r within over <<<"${row##*  }"
-    line="${row%  *}"
-    if [[ "$within" == 1 ]]; then
-        echo "$line  within the ${BUDGET} B gzip budget by $((-over)) B"
-    else
-        echo "$line  OVER the ${BUDGET} B gzip budget by $over B, before any UI"
-    fi
-done
+printf '%s\n' "${rows[@]}"
